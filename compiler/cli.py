@@ -1,0 +1,136 @@
+"""Command line: argv to verbs; the only module that prints or exits."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from cmpc import __version__
+from cmpc.outcome import Outcome
+
+BUG_URL = "https://github.com/cmpc-dev/cmpc/issues"
+DIAGNOSTIC_FORMATS = ("human", "short", "json", "github")
+
+
+def _percentiles(text: str) -> list[str]:
+    items = [p.strip() for p in text.split(",") if p.strip()]
+    for item in items:
+        try:
+            value = float(item)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"`{item}` is not a number") from None
+        if not 0 < value < 100:
+            raise argparse.ArgumentTypeError(f"percentile `{item}` is outside (0, 100)")
+    return items
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cmpc",
+        description="Compile LLM-inference comparison specs into footnoted reports.",
+    )
+    parser.add_argument("--version", action="version", version=f"cmpc {__version__}")
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB")
+    verbs.required = True
+
+    check = verbs.add_parser("check", help="validate specs statically (no trace I/O)")
+    check.add_argument("specs", nargs="+", metavar="SPEC")
+    check.add_argument("--format", choices=DIAGNOSTIC_FORMATS, default="human")
+
+    fmt = verbs.add_parser("fmt", help="rewrite specs in canonical layout")
+    fmt.add_argument("specs", nargs="+", metavar="SPEC", help="spec files, or - for stdin")
+    mode = fmt.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="list files that would change")
+    mode.add_argument("--diff", action="store_true", help="print a unified diff, change nothing")
+
+    explain = verbs.add_parser("explain", help="explain a diagnostic code")
+    explain.add_argument("code", metavar="CODE")
+
+    stats = verbs.add_parser("stats", help="canonical metrics of benchmark output files")
+    stats.add_argument("files", nargs="+", metavar="FILE")
+    stats.add_argument("--format", dest="trace_format", default=None, metavar="F")
+    stats.add_argument("--percentiles", type=_percentiles, default=["50", "90", "99"])
+    stats.add_argument(
+        "--percentile-method",
+        default="linear",
+        help="numpy percentile method (default: linear)",
+    )
+    stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    return parser
+
+
+def _run(args: argparse.Namespace) -> Outcome:
+    if args.verb == "check":
+        from cmpc.verbs import check_specs
+
+        return check_specs(args.specs)
+    if args.verb == "fmt":
+        from cmpc.verbs import format_specs
+
+        stdin = sys.stdin.read() if "-" in args.specs else None
+        return format_specs(args.specs, check=args.check, diff=args.diff, stdin=stdin)
+    if args.verb == "explain":
+        from cmpc.verbs import explain_code
+
+        return explain_code(args.code)
+    if args.verb == "stats":
+        from cmpc.stats import run_stats
+
+        return run_stats(
+            args.files,
+            trace_format=args.trace_format,
+            percentiles=args.percentiles,
+            method=args.percentile_method,
+            as_json=args.json,
+        )
+    raise AssertionError(f"unhandled verb {args.verb}")
+
+
+def _emit(outcome: Outcome, diagnostic_format: str) -> None:
+    from cmpc import diagnostics as diag
+
+    if diagnostic_format == "json":
+        sys.stdout.write(diag.render_json(outcome.diagnostics, outcome.sources, outcome.checked))
+    elif outcome.stdout:
+        sys.stdout.write(outcome.stdout)
+    if outcome.stderr:
+        sys.stderr.write(outcome.stderr)
+    if outcome.diagnostics and diagnostic_format != "json":
+        render = diag.RENDERERS[diagnostic_format]
+        sys.stderr.write(render(outcome.diagnostics, outcome.sources))
+        if diagnostic_format == "human":
+            text = diag.summary_line(outcome.diagnostics, outcome.checked)
+            sys.stderr.write(("\n" if text else "") + text)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `cmpc` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        outcome = _run(args)
+        _emit(outcome, getattr(args, "format", None) or "human")
+        sys.stdout.flush()
+        return outcome.code
+    except KeyboardInterrupt:
+        sys.stderr.write("cmpc: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug in cmpc, never a user error: one line, exit 2
+        where = ""
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        if tb is not None:
+            where = f" at {tb.tb_frame.f_code.co_filename.rsplit('/', 1)[-1]}:{tb.tb_lineno}"
+        sys.stderr.write(
+            f"cmpc: internal error: {type(exc).__name__}: {exc}{where}; "
+            f"please report it at {BUG_URL} with the command you ran\n"
+        )
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

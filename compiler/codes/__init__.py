@@ -1,0 +1,1 @@
+"""Diagnostic code tables (TOML), one file per pipeline area."""

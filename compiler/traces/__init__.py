@@ -1,0 +1,1 @@
+"""Readers that turn benchmark-tool outputs into cmpc's canonical run table."""

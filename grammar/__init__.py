@@ -1,0 +1,1 @@
+"""Data package holding the cmpc grammar (cmp.lark)."""
