@@ -57,6 +57,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="numpy percentile method (default: linear)",
     )
     stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    sweep = verbs.add_parser("sweep", help="frontier and reads at target interactivities")
+    sweep.add_argument("files", nargs="+", metavar="FILE")
+    sweep.add_argument("--format", dest="trace_format", default=None, metavar="F")
+    sweep.add_argument("--where", action="append", default=[], metavar="KEY=VALUE")
+    sweep.add_argument("--statistic", default="median", help="median | mean | pNN")
+    sweep.add_argument("--at", action="append", type=float, default=[], metavar="X")
+    sweep.add_argument("--method", choices=("steffen", "linear", "nearest"), default="steffen")
+    sweep.add_argument("--json", action="store_true", help="print JSON instead of a table")
     return parser
 
 
@@ -82,6 +91,18 @@ def _run(args: argparse.Namespace) -> Outcome:
             trace_format=args.trace_format,
             percentiles=args.percentiles,
             method=args.percentile_method,
+            as_json=args.json,
+        )
+    if args.verb == "sweep":
+        from cmpc.sweep import run_sweep
+
+        return run_sweep(
+            args.files,
+            trace_format=args.trace_format,
+            where=args.where,
+            statistic=args.statistic,
+            at=args.at,
+            method=args.method,
             as_json=args.json,
         )
     raise AssertionError(f"unhandled verb {args.verb}")
