@@ -1,0 +1,167 @@
+"""Sweep points -> Pareto frontier -> throughput read at a target interactivity."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+
+
+class Method(StrEnum):
+    """How a value between two frontier knots is read."""
+
+    STEFFEN = "steffen"
+    LINEAR = "linear"
+    NEAREST = "nearest"
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """One measured run: interactivity (tok/s/user) and throughput per normalization unit."""
+
+    interactivity: float
+    throughput: float
+    concurrency: float | None = None
+    label: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """The frontier's throughput at a target interactivity, with the knots it lies between.
+
+    `value` is None when the target is outside the frontier (`reachable` False); cmpc never
+    extrapolates. `knots` holds the lower and upper knot (by interactivity); both are the same
+    point when the target hits the only knot of a one-point frontier.
+    """
+
+    target: float
+    value: float | None
+    reachable: bool
+    method: Method
+    knots: tuple[Point, ...] = ()
+
+    def derive(self, numerator: float) -> float | None:
+        """A reciprocal quantity `numerator / throughput` (e.g. $/M tokens, J/token) at the read."""
+        if self.value is None or self.value <= 0:
+            return None
+        return numerator / self.value
+
+
+def _is_usable(point: Point) -> bool:
+    return math.isfinite(point.interactivity) and math.isfinite(point.throughput)
+
+
+def _sort_key(point: Point) -> tuple:
+    concurrency = point.concurrency if point.concurrency is not None else math.inf
+    return (point.interactivity, -point.throughput, concurrency, point.label)
+
+
+def pareto_frontier(points: Iterable[Point]) -> tuple[Point, ...]:
+    """Upper-left frontier: interactivity strictly increasing, throughput strictly decreasing.
+
+    Points from several recipes of one system are pooled by passing them together; points with a
+    non-finite coordinate are left out.
+    """
+    front: list[Point] = []
+    for point in sorted(filter(_is_usable, points), key=_sort_key):
+        if front and point.interactivity == front[-1].interactivity:
+            continue  # same interactivity, no more throughput than the point already kept
+        while front and point.throughput >= front[-1].throughput:
+            front.pop()
+        front.append(point)
+    return tuple(front)
+
+
+def steffen_slopes(x: Sequence[float], y: Sequence[float]) -> np.ndarray:
+    """Knot slopes of Steffen's (1990) monotone cubic, as d3's `curveMonotoneX` computes them."""
+    xs = np.asarray(x, dtype=float)
+    ys = np.asarray(y, dtype=float)
+    n = xs.size
+    if n < 2:
+        return np.zeros(n)
+    h = np.diff(xs)
+    s = np.diff(ys) / h
+    if n == 2:
+        return np.array([s[0], s[0]])
+    slopes = np.empty(n)
+    h0, h1, s0, s1 = h[:-1], h[1:], s[:-1], s[1:]
+    p = (s0 * h1 + s1 * h0) / (h0 + h1)
+    limited = np.minimum(np.minimum(np.abs(s0), np.abs(s1)), 0.5 * np.abs(p))
+    slopes[1:-1] = (np.sign(s0) + np.sign(s1)) * limited
+    slopes[0] = (3 * s[0] - slopes[1]) / 2
+    slopes[-1] = (3 * s[-1] - slopes[-2]) / 2
+    return slopes
+
+
+def _hermite(t: np.ndarray, h: np.ndarray, y0, y1, m0, m1) -> np.ndarray:
+    t2, t3 = t * t, t * t * t
+    return (
+        (2 * t3 - 3 * t2 + 1) * y0
+        + (t3 - 2 * t2 + t) * h * m0
+        + (-2 * t3 + 3 * t2) * y1
+        + (t3 - t2) * h * m1
+    )
+
+
+def steffen_curve(frontier: Sequence[Point], targets: Sequence[float]) -> np.ndarray:
+    """The Steffen curve through the frontier at each target (NaN outside the frontier)."""
+    x = np.array([p.interactivity for p in frontier], dtype=float)
+    y = np.array([p.throughput for p in frontier], dtype=float)
+    at = np.asarray(targets, dtype=float)
+    out = np.full(at.shape, np.nan)
+    if x.size == 0:
+        return out
+    inside = (at >= x[0]) & (at <= x[-1])
+    if x.size == 1:
+        out[inside] = y[0]
+        return out
+    m = steffen_slopes(x, y)
+    k = np.clip(np.searchsorted(x, at[inside], side="right") - 1, 0, x.size - 2)
+    h = x[k + 1] - x[k]
+    t = (at[inside] - x[k]) / h
+    raw = _hermite(t, h, y[k], y[k + 1], m[k], m[k + 1])
+    # The dashboard clamps to the frontier's y-range; Steffen slopes already keep each segment
+    # monotone, so this only guards rounding at the knots.
+    out[inside] = np.clip(raw, y.min(), y.max())
+    return out
+
+
+def _segment(frontier: Sequence[Point], target: float) -> int:
+    """Index of the lower knot of the segment holding `target` (last segment at the top end)."""
+    x = [p.interactivity for p in frontier]
+    index = int(np.searchsorted(x, target, side="right")) - 1
+    return min(max(index, 0), len(frontier) - 2)
+
+
+def read_at(
+    frontier: Sequence[Point], target: float, method: Method | str = Method.STEFFEN
+) -> Read:
+    """Read the frontier's throughput at `target` interactivity with the declared method."""
+    method = Method(method)
+    if not frontier or not frontier[0].interactivity <= target <= frontier[-1].interactivity:
+        return Read(target, None, False, method)
+    if len(frontier) == 1:
+        only = frontier[0]
+        return Read(target, only.throughput, True, method, (only, only))
+    k = _segment(frontier, target)
+    lo, hi = frontier[k], frontier[k + 1]
+    if method is Method.STEFFEN:
+        value = float(steffen_curve(frontier, [target])[0])
+    elif method is Method.LINEAR:
+        t = (target - lo.interactivity) / (hi.interactivity - lo.interactivity)
+        value = lo.throughput + t * (hi.throughput - lo.throughput)
+    else:
+        # On a tie, the knot that meets the interactivity target (the faster one) wins.
+        nearer_lo = target - lo.interactivity < hi.interactivity - target
+        value = (lo if nearer_lo else hi).throughput
+    return Read(target, value, True, method, (lo, hi))
+
+
+def read_all(
+    frontier: Sequence[Point], targets: Iterable[float], method: Method | str = Method.STEFFEN
+) -> tuple[Read, ...]:
+    """`read_at` for each target, in the order given."""
+    return tuple(read_at(frontier, target, method) for target in targets)
