@@ -1,0 +1,131 @@
+"""Published figures with scope and period: what each can be converted to, and what it cannot."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from cmpc.diagnostics import Diagnostic, error
+
+PERIOD_SECONDS: dict[str, int] = {
+    "second": 1,
+    "minute": 60,
+    "hour": 3600,
+    "day": 86_400,
+    "week": 604_800,
+    "year": 365 * 86_400,
+}
+
+
+class Scope(StrEnum):
+    """What a published figure covers."""
+
+    GPU = "gpu"
+    NODE = "node"
+    CLUSTER = "cluster"
+    FLEET = "fleet"
+
+
+class ClaimKind(StrEnum):
+    """What a published figure measures."""
+
+    TOKENS = "tokens"
+    COST = "cost"
+    REVENUE = "revenue"
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A free-standing published figure: value per period, over a scope."""
+
+    value: float
+    kind: ClaimKind
+    scope: Scope
+    period: str = "second"
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeFacts:
+    """Declared GPU counts that let a figure move between scopes."""
+
+    gpus_per_node: int | None = None
+    gpus_per_cluster: int | None = None
+    gpus_per_fleet: int | None = None
+
+    def gpus(self, scope: Scope) -> int | None:
+        return {
+            Scope.GPU: 1,
+            Scope.NODE: self.gpus_per_node,
+            Scope.CLUSTER: self.gpus_per_cluster,
+            Scope.FLEET: self.gpus_per_fleet,
+        }[scope]
+
+
+@dataclass(frozen=True, slots=True)
+class Derivation:
+    """A derived figure, or None with the facts that are missing to derive it."""
+
+    value: float | None
+    scope: Scope
+    missing: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def derived(self) -> bool:
+        return self.value is not None
+
+
+def per_second(value: float, period: str) -> float:
+    """A per-period figure as a per-second rate (155e12 tokens/day -> 1.794e9 tok/s)."""
+    return value / PERIOD_SECONDS[period]
+
+
+def _fact_name(scope: Scope) -> str:
+    return f"gpus_per_{scope}"
+
+
+def rate_at_scope(claim: Claim, scope: Scope, facts: ScopeFacts = ScopeFacts()) -> Derivation:
+    """The claim per second at another scope, when the GPU counts of both scopes are declared."""
+    rate = per_second(claim.value, claim.period)
+    if scope is claim.scope:
+        return Derivation(rate, scope)
+    source_gpus, target_gpus = facts.gpus(claim.scope), facts.gpus(scope)
+    missing = tuple(
+        _fact_name(s)
+        for s, n in ((claim.scope, source_gpus), (scope, target_gpus))
+        if n is None and s is not Scope.GPU
+    )
+    if missing:
+        return Derivation(
+            None,
+            scope,
+            missing,
+            (f"a per-{scope} figure from a per-{claim.scope} claim needs {', '.join(missing)}",),
+        )
+    return Derivation(
+        rate * target_gpus / source_gpus,
+        scope,
+        notes=(f"assumes every GPU of the {claim.scope} contributes equally",),
+    )
+
+
+def claim_notes(claim: Claim) -> tuple[str, ...]:
+    """What a claim can and cannot support, for the report."""
+    notes = [f"a per-{claim.scope} figure over a {claim.period}"]
+    if claim.kind is ClaimKind.REVENUE:
+        notes.append("a revenue figure: token price times throughput, not a cost")
+    return tuple(notes)
+
+
+def claim_as_cost(claim: Claim) -> tuple[float | None, list[Diagnostic]]:
+    """The claim as a cost input; E410 when it is revenue."""
+    if claim.kind is ClaimKind.REVENUE:
+        return None, [
+            error(
+                "E410",
+                "revenue figure used as a cost",
+                notes=("revenue is what tokens sell for; cost is what the GPU-hour costs",),
+                help="declare an owning, rental, on-demand or reserved price, or a TCO",
+            )
+        ]
+    return claim.value, []
