@@ -1,0 +1,154 @@
+"""The `cmpc sweep` verb on InferenceX rows: the issue's done-criteria and its diagnostics."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cmpc.cli import main
+from cmpc.sweep import Filter, run_sweep
+
+from .conftest import INFERENCEX
+
+TPU = str(INFERENCEX / "tpu-manual-sweep.json")
+LOOKUP = str(INFERENCEX / "lookup.json")
+PUBLISHED = 0.1  # the done-criterion's stated tolerance
+
+
+def _json(outcome) -> dict:
+    assert outcome.code == 0, outcome.diagnostics
+    return json.loads(outcome.stdout)
+
+
+@pytest.mark.parametrize(("method", "published"), [("steffen", 2600.2), ("linear", 2632.1)])
+def test_reads_at_50_on_the_tp8_rows(method, published):
+    doc = _json(
+        run_sweep([TPU], where=["tp=8"], statistic="median", at=[50], method=method, as_json=True)
+    )
+    (read,) = doc["reads"]
+    assert read["reachable"] is True
+    assert read["method"] == method
+    assert read["throughput_per_gpu"] == pytest.approx(published, abs=PUBLISHED)
+    assert [k["concurrency"] for k in read["knots"]] == [32, 16]
+
+
+def test_a_target_of_200_is_unreachable_and_warned():
+    outcome = run_sweep([TPU], where=["tp=8"], at=[200], as_json=True)
+    (read,) = _json(outcome)["reads"]
+    assert read == {
+        "target_tok_s_user": 200,
+        "throughput_per_gpu": None,
+        "reachable": False,
+        "method": "steffen",
+        "knots": [],
+    }
+    assert [d.code for d in outcome.diagnostics] == ["W411"]
+
+
+def test_json_keys_are_fixed():
+    doc = _json(run_sweep([TPU], where=["tp=8"], at=[50], as_json=True))
+    assert set(doc) == {"points", "frontier", "reads"}
+    point_keys = {"interactivity_tok_s_user", "throughput_per_gpu", "concurrency"}
+    assert all(point_keys <= set(p) for p in doc["points"] + doc["frontier"])
+    assert set(doc["reads"][0]) == {
+        "target_tok_s_user",
+        "throughput_per_gpu",
+        "reachable",
+        "method",
+        "knots",
+    }
+    assert all(set(k) == point_keys for k in doc["reads"][0]["knots"])
+    assert len(doc["points"]) == 5 and len(doc["frontier"]) == 5
+
+
+def test_without_a_filter_the_recipes_are_pooled():
+    doc = _json(run_sweep([TPU], at=[], as_json=True))
+    assert len(doc["points"]) == 6
+    assert [p["recipe"] for p in doc["frontier"]] == ["tp1", "tp8", "tp8", "tp8", "tp8"]
+
+
+def test_the_table_shows_knots_and_unreachable_targets():
+    outcome = run_sweep([TPU], where=["tp=8"], at=[50, 200])
+    lines = outcome.stdout.splitlines()
+    assert any("2600.2" in line and "conc 32" in line and "conc 16" in line for line in lines)
+    assert any(line.split()[:2] == ["200", "unreachable"] for line in lines)
+
+
+def test_other_statistics_use_their_own_tpot_column(tpu_sweep):
+    doc = _json(run_sweep([TPU], where=["tp=8"], statistic="p90", as_json=True))
+    rows = [r for r in tpu_sweep["benchmarks"] if r["tp"] == 8]
+    want = sorted(1 / r["p90_tpot"] for r in rows)
+    assert [p["interactivity_tok_s_user"] for p in doc["points"]] == pytest.approx(want)
+
+
+def test_api_rows_with_nested_metrics():
+    doc = _json(run_sweep([LOOKUP], where=["hardware=b200"], at=[10], as_json=True))
+    assert len(doc["points"]) == 5
+    assert doc["reads"][0]["reachable"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "code", "exit_code"),
+    [
+        ({"where": ["tp8"]}, "E411", 2),
+        ({"statistic": "p9x"}, "E411", 2),
+        ({"where": ["tp=4"]}, "E412", 1),
+    ],
+)
+def test_bad_filters_and_statistics(kwargs, code, exit_code):
+    outcome = run_sweep([TPU], **kwargs)
+    assert [d.code for d in outcome.diagnostics] == [code]
+    assert outcome.code == exit_code
+
+
+def test_unknown_filter_key_is_named():
+    outcome = run_sweep([TPU], where=["tpp=8"])
+    (problem,) = outcome.diagnostics
+    assert "no run has a field `tpp`" in problem.notes
+
+
+def test_an_unpublished_statistic_leaves_runs_without_points():
+    outcome = run_sweep([TPU], statistic="p75")
+    assert {d.code for d in outcome.diagnostics} == {"W412", "E412"}
+    assert outcome.code == 1
+
+
+def test_missing_file_is_an_io_error(tmp_path):
+    outcome = run_sweep([str(tmp_path / "absent.json")])
+    assert [d.code for d in outcome.diagnostics] == ["E300"]
+    assert outcome.code == 2
+
+
+def test_pooling_two_systems_warns(tmp_path, tpu_sweep):
+    rows = tpu_sweep["benchmarks"]
+    other = [dict(r, hw="b200") for r in rows]
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps({"benchmarks": rows + other}))
+    outcome = run_sweep([str(path)], where=["tp=8"])
+    assert [d.code for d in outcome.diagnostics] == ["W413"]
+    assert outcome.diagnostics[0].notes == ("`hw`: b200, tpuv7",)
+
+
+@pytest.mark.parametrize(
+    ("value", "fields", "matches"),
+    [
+        ("8", {"tp": 8}, True),
+        ("8.0", {"tp": 8}, True),
+        ("8", {"tp": 4}, False),
+        ("false", {"dp_attention": "false"}, True),
+        ("TPUV7", {"hw": "tpuv7"}, True),
+        ("true", {"disagg": False}, False),
+        ("x", {"tp": 8}, False),
+        ("8", {}, False),
+    ],
+)
+def test_filter_matching(value, fields, matches):
+    key = next(iter(fields), "tp")
+    assert Filter(key, value).matches(fields) is matches
+
+
+def test_cli_prints_the_read(capsys):
+    code = main(["sweep", TPU, "--where", "tp=8", "--statistic", "median", "--at", "50"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "2600.2" in out
