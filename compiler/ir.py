@@ -1,0 +1,316 @@
+"""The checked comparison: names resolved, units canonical, defaults filled (see ir.schema.json)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+IR_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class Source:
+    """Who produced a set of figures, when, and whether anyone verified them."""
+
+    name: str
+    title: str | None = None
+    role: str = "self"  # self | third_party | vendor
+    snapshot: str | None = None
+    run_date: str | None = None
+    retrieved: str | None = None
+    url: str | None = None
+    status: str = "unverified"  # verified | unverified | self_reported
+    publisher: str | None = None
+    notes: str | None = None
+
+
+@dataclass(frozen=True)
+class Target:
+    """The latency constraint's target, as given and in both equivalent forms."""
+
+    given_as: str  # interactivity | latency
+    value: float
+    unit: str
+    interactivity_tok_s_user: float
+    latency_ms: float
+
+
+@dataclass(frozen=True)
+class Latency:
+    """Which latency is constrained, by which statistic, at which target, read how."""
+
+    metric: str = "tpot"
+    ttft: str = "excluded"
+    statistic: str = "median"
+    target: Target | None = None
+    read: str = "steffen"
+    percentile_method: str = "linear"
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Which tokens a throughput counts, and whether prefix-cached input counts."""
+
+    count: tuple[str, ...] = ("input", "output")
+    reused: str = "included"
+    hit_rate_margin: float = 0.05
+
+
+@dataclass(frozen=True)
+class Normalization:
+    """The unit that throughput and cost are divided by."""
+
+    per: str = "gpu"
+    power_basis: str | None = None
+
+
+@dataclass(frozen=True)
+class Price:
+    """A price per GPU-hour with its basis, source and date."""
+
+    scenario: str
+    usd_per_gpu_hour: float
+    basis: str
+    source: str | None = None
+    as_of: str | None = None
+
+
+@dataclass(frozen=True)
+class Power:
+    """Power per GPU and what it measures (measured, tdp or all-in provisioned)."""
+
+    watts_per_gpu: float
+    basis: str
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class Tco:
+    """Parts of an hourly total cost of ownership per GPU."""
+
+    capex_usd_per_gpu: float
+    years: float
+    power_watts: float | None = None
+    pue: float = 1.0
+    electricity_usd_per_kwh: float | None = None
+    hosting_usd_per_gpu_hour: float = 0.0
+    ops_usd_per_gpu_hour: float = 0.0
+    source: str | None = None
+    as_of: str | None = None
+
+
+@dataclass(frozen=True)
+class Pool:
+    """One worker pool of a disaggregated deployment (prefill or decode)."""
+
+    role: str
+    workers: int = 1
+    tp: int = 1
+    pp: int = 1
+    ep: int = 1
+    dp: int = 1
+    dcp: int = 1
+    pcp: int = 1
+    dp_attention: bool = False
+    gpus: int = 1
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    """Parallel layout; `gpus` is the derived denominator (tp·pp·pcp, pools summed)."""
+
+    tp: int = 1
+    pp: int = 1
+    ep: int = 1
+    dp: int = 1
+    dcp: int = 1
+    pcp: int = 1
+    dp_attention: bool = False
+    pools: tuple[Pool, ...] = ()
+    gpus: int = 1
+    declared: bool = False
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Benchmark output files: a glob relative to the spec and their format."""
+
+    glob: str
+    format: str | None = None
+    where: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class ReportedPoint:
+    """One point of a reported sweep."""
+
+    interactivity_tok_s_user: float
+    throughput: float
+    concurrency: float | None = None
+
+
+@dataclass(frozen=True)
+class Reported:
+    """Figures published by a source instead of measured here; never re-aggregated."""
+
+    source: str
+    statistic: str | None = None
+    throughput: float | None = None
+    throughput_unit: str | None = None
+    at_interactivity_tok_s_user: float | None = None
+    ratio: float | None = None
+    ratio_to: str | None = None
+    points: tuple[ReportedPoint, ...] = ()
+    cache_hit_rate: float | None = None
+    input_share: float | None = None
+    notes: str | None = None
+
+
+@dataclass(frozen=True)
+class System:
+    """One side of the comparison."""
+
+    name: str
+    label: str
+    accelerator: str | None = None
+    count: int | None = None
+    nodes: int = 1
+    memory_bytes: float | None = None
+    usable_memory_bytes: float | None = None
+    interconnect: str | None = None
+    engine: str | None = None
+    engine_version: str | None = None
+    image: str | None = None
+    model: str | None = None
+    precision: tuple[tuple[str, str], ...] = ()
+    parallel: Parallelism = field(default_factory=Parallelism)
+    speculative: tuple[tuple[str, str], ...] = ()
+    scheduler: tuple[tuple[str, str], ...] = ()
+    prices: tuple[Price, ...] = ()
+    power: Power | None = None
+    tco: Tco | None = None
+    cache_hit_rate: float | None = None
+    cache_hit_rate_unknown: bool = False
+    runs: Runs | None = None
+    reported: Reported | None = None
+    gpus_per_node: int | None = None
+    gpus_per_rack: int | None = None
+
+
+@dataclass(frozen=True)
+class Cost:
+    """How prices become cost per token."""
+
+    utilization: float = 1.0
+    per_million: str = "total"  # total | output | input | blended
+    blend_input: float | None = None
+    blend_output: float | None = None
+    scenario: str | None = None
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """Model memory needs: weights, KV cache per token, context and concurrency."""
+
+    weight_bytes: float | None = None
+    params: float | None = None
+    weight_dtype: str | None = None
+    layers: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    latent_dim: int | None = None
+    rope_dim: int | None = None
+    kv_dtype: str = "bf16"
+    context_tokens: int | None = None
+    concurrency: int = 1
+    reserve: float = 0.0
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A free-standing published figure with its scope, period and provenance."""
+
+    name: str
+    value: float
+    unit: str
+    dimension: str
+    canonical_value: float
+    canonical_unit: str
+    kind: str = "volume"  # volume | throughput | revenue | price | cost | other
+    scope: str = "cluster"  # gpu | node | cluster | fleet
+    period: str | None = None
+    source: str | None = None
+    status: str = "unverified"
+    about: str | None = None
+    gpus: int | None = None
+    nodes: int | None = None
+    compare_to: str | None = None
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One alternative value of a sensitivity parameter (text for display, value for IR)."""
+
+    text: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class SensitivityAxis:
+    """A parameter varied in the sensitivity table."""
+
+    parameter: str
+    alternatives: tuple[Alternative, ...]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A whole checked spec."""
+
+    file: str
+    title: str
+    question: str | None
+    baseline: str
+    systems: tuple[System, ...]
+    sources: tuple[Source, ...] = ()
+    latency: Latency = field(default_factory=Latency)
+    tokens: Tokens = field(default_factory=Tokens)
+    normalize: Normalization = field(default_factory=Normalization)
+    cost: Cost = field(default_factory=Cost)
+    capacity: Capacity | None = None
+    claims: tuple[Claim, ...] = ()
+    sensitivity: tuple[SensitivityAxis, ...] = ()
+    disclosure: tuple[tuple[str, str], ...] = ()
+    synthetic: bool = False
+
+    def system(self, name: str) -> System:
+        return next(s for s in self.systems if s.name == name)
+
+    def source(self, name: str) -> Source | None:
+        return next((s for s in self.sources if s.name == name), None)
+
+    def to_json(self) -> dict:
+        """The IR as JSON data, in the shape ir.schema.json describes."""
+        doc = _jsonable(self)
+        doc["ir_version"] = IR_VERSION
+        return doc
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), sort_keys=True, indent=2) + "\n"
+
+
+_KEYED = {"precision", "speculative", "scheduler", "disclosure"}
+
+
+def _jsonable(value: Any, key: str = "") -> Any:
+    if dataclasses.is_dataclass(value):
+        return {
+            f.name: _jsonable(getattr(value, f.name), f.name) for f in dataclasses.fields(value)
+        }
+    if isinstance(value, tuple):
+        if key in _KEYED or key == "where":
+            return {k: v for k, v in value}
+        return [_jsonable(v) for v in value]
+    return value

@@ -1,0 +1,244 @@
+"""Spec text to syntax tree; the only module that knows lark and its errors."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+from cmpc import syntax as st
+from cmpc.diagnostics import Diagnostic, error
+from cmpc.source import SourceFile, Span
+
+# How the language's own words name lark's terminals in "expected ..." messages.
+TERMINAL_WORDS = {
+    "NAME": "a name",
+    "STRING": "a string",
+    "NUMBER": "a number",
+    "DATE": "a date",
+    "UNIT": "a unit",
+    "LBRACE": "`{`",
+    "RBRACE": "`}`",
+    "SEMICOLON": "`;`",
+    "VBAR": "`|`",
+    "PLUS": "`+`",
+    "COMMA": "`,`",
+    "_NL": "a new line",
+    "$END": "end of file",
+}
+
+
+@cache
+def _lark():
+    from lark import Lark
+
+    text = resources.files("cmpc.grammar").joinpath("cmp.lark").read_text(encoding="utf-8")
+    return Lark(
+        text,
+        parser="lalr",
+        lexer="contextual",
+        propagate_positions=True,
+        maybe_placeholders=False,
+        cache=True,
+    )
+
+
+def parse_spec(source: SourceFile) -> tuple[st.Spec | None, list[Diagnostic]]:
+    """Parse a spec; on a syntax error return None and that one diagnostic."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+    comments: list[st.Comment] = []
+    parser = _lark()
+    try:
+        tree = parser.parse(source.text, on_error=None)
+    except UnexpectedToken as exc:
+        return None, [_unexpected_token(source, exc)]
+    except UnexpectedCharacters as exc:
+        return None, [_unexpected_character(source, exc)]
+    except UnexpectedInput:  # UnexpectedEOF and friends
+        end = len(source.text)
+        return None, [error("E001", "unexpected end of file", source.span(end, end))]
+    comments = _comments(source)
+    return st.Spec(root=_Builder(source).entry(tree.children[0]), comments=comments), []
+
+
+def _comments(source: SourceFile) -> tuple[st.Comment, ...]:
+    """Every `#` comment outside strings, found by the same lexer the parser uses."""
+    found = []
+    for token in _lark().lex(source.text, dont_ignore=True):
+        if token.type == "COMMENT":
+            span = source.span(token.start_pos, token.end_pos)
+            found.append(st.Comment(text=str(token).rstrip(), span=span))
+    return tuple(found)
+
+
+class _Builder:
+    """lark tree to syntax tree; never raises on any tree the grammar can produce."""
+
+    def __init__(self, source: SourceFile):
+        self.source = source
+
+    def span(self, node) -> Span:
+        meta = getattr(node, "meta", None)
+        if meta is not None and not meta.empty:
+            return self.source.span(meta.start_pos, meta.end_pos)
+        return self.source.span(node.start_pos, node.end_pos)
+
+    def entry(self, tree) -> st.Entry:
+        key = tree.children[0].children[0]
+        alternatives: tuple[st.Alternative, ...] = ()
+        body = None
+        body_span = None
+        for child in tree.children[1:]:
+            if child.data == "values":
+                alternatives = tuple(self.alternative(alt) for alt in child.children)
+            else:
+                body = tuple(self.entry(e) for e in child.children)
+                body_span = self.span(child)
+        return st.Entry(
+            key=st.Name(value=str(key), span=self.span(key)),
+            alternatives=alternatives,
+            body=body,
+            span=self.span(tree),
+            body_span=body_span,
+        )
+
+    def alternative(self, tree) -> st.Alternative:
+        return st.Alternative(
+            atoms=tuple(self.atom(a) for a in tree.children), span=self.span(tree)
+        )
+
+    def atom(self, tree) -> st.Atom:
+        span = self.span(tree)
+        kind = tree.data
+        tokens = tree.children
+        if kind == "string":
+            return st.String(value=_unescape(str(tokens[0])[1:-1]), span=span)
+        if kind == "date":
+            return st.Date(text=str(tokens[0]), span=span)
+        if kind == "quantity":
+            number = st.Number(text=str(tokens[0]), span=self.span(tokens[0]))
+            return st.Quantity(number=number, unit=str(tokens[1]), span=span)
+        if kind == "number":
+            return st.Number(text=str(tokens[0]), span=span)
+        if kind == "name":
+            return st.Name(value=str(tokens[0]), span=span)
+        return st.Symbol(text="+" if kind == "plus" else ",", span=span)
+
+
+def _unescape(text: str) -> str:
+    out = []
+    chars = iter(text)
+    for ch in chars:
+        if ch == "\\":
+            nxt = next(chars, "")
+            out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _expected(names) -> str:
+    words = sorted({TERMINAL_WORDS.get(n, f"`{n}`") for n in names if n != "COMMENT"})
+    if not words:
+        return ""
+    if len(words) == 1:
+        return words[0]
+    return "one of " + ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _unclosed_brace(text: str) -> int | None:
+    """Offset of the innermost `{` that is never closed (strings and comments skipped)."""
+    stack: list[int] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            i += 1
+            while i < n and text[i] not in '"\n':
+                i += 2 if text[i] == "\\" else 1
+        elif ch == "#":
+            while i < n and text[i] != "\n":
+                i += 1
+        elif ch == "{":
+            stack.append(i)
+        elif ch == "}" and stack:
+            stack.pop()
+        i += 1
+    return stack[-1] if stack else None
+
+
+def _unexpected_token(source: SourceFile, exc) -> Diagnostic:
+    token = exc.token
+    expected = set(exc.accepts or exc.expected)
+    if token.type == "$END":
+        end = len(source.text.rstrip())
+        span = source.span(end, end)
+        if not source.text.strip():
+            return error(
+                "E001",
+                "empty spec",
+                span,
+                label="expected a `comparison` block",
+                help='a spec holds one block: comparison "title" { ... }',
+            )
+        opened = _unclosed_brace(source.text)
+        if "RBRACE" in expected and opened is not None:
+            line, col = source.line_col(opened)
+            return error(
+                "E002",
+                "unclosed `{` at end of file",
+                span,
+                label="expected `}` here",
+                notes=(f"the block opened at line {line}, column {col} is never closed",),
+                help="add the missing `}`",
+            )
+        return error(
+            "E001",
+            "unexpected end of file",
+            span,
+            label=f"expected {_expected(expected)}",
+        )
+    start = token.start_pos
+    end = token.end_pos if token.end_pos is not None else start + len(str(token))
+    what = TERMINAL_WORDS.get(token.type, f"`{token}`")
+    if token.type in {"NAME", "NUMBER", "STRING", "DATE", "UNIT"}:
+        what = f"{what.removeprefix('a ')} `{token}`"
+    if token.type == "_NL":
+        start = end = token.start_pos
+    expectation = _expected(expected)
+    help_text = None
+    if token.type == "LBRACE":
+        help_text = "a block starts after a key, e.g. `system b300 {`"
+    elif token.type == "RBRACE" and _unclosed_brace(source.text) is None:
+        help_text = "this `}` closes no block; remove it"
+    return error(
+        "E001",
+        f"unexpected {what}",
+        source.span(start, max(end, start)),
+        label=f"expected {expectation}" if expectation else "not expected here",
+        help=help_text,
+    )
+
+
+def _unexpected_character(source: SourceFile, exc) -> Diagnostic:
+    pos = exc.pos_in_stream
+    char = source.text[pos] if pos < len(source.text) else ""
+    if char == '"':
+        line_end = source.text.find("\n", pos)
+        line_end = len(source.text) if line_end < 0 else line_end
+        return error(
+            "E003",
+            "unterminated string",
+            source.span(pos, line_end),
+            label='this string has no closing `"`',
+            help='close the string on the same line: "..."',
+        )
+    shown = char if char.isprintable() else repr(char)
+    expected = _expected(exc.allowed or ())
+    return error(
+        "E004",
+        f"invalid character `{shown}`",
+        source.span(pos, pos + 1),
+        label=f"expected {expected}" if expected else "not part of the language",
+        help="strings go in double quotes; comments start with `#`",
+    )

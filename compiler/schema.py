@@ -1,0 +1,52 @@
+"""The IR's JSON Schema (schemas/ir.schema.json): validation with errors mapped to spec spans."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+
+from cmpc.diagnostics import Diagnostic, error
+from cmpc.ir import Comparison
+from cmpc.source import Span
+
+
+@cache
+def ir_schema() -> dict:
+    """The schema document shipped with the package."""
+    text = resources.files("cmpc").joinpath("schemas/ir.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@cache
+def _validator():
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(ir_schema())
+
+
+def validate_ir(comparison: Comparison, origins: dict[str, Span]) -> list[Diagnostic]:
+    """Schema errors of the IR, each placed at the spec text its IR path came from."""
+    document = comparison.to_json()
+    problems = sorted(_validator().iter_errors(document), key=lambda e: list(map(str, e.path)))
+    return [_diagnostic(e, origins, comparison.file) for e in problems]
+
+
+def _diagnostic(problem, origins: dict[str, Span], file: str) -> Diagnostic:
+    parts = [str(p) for p in problem.absolute_path]
+    pointer = "/" + "/".join(parts) if parts else ""
+    span = None
+    for end in range(len(parts), -1, -1):
+        candidate = "/" + "/".join(parts[:end]) if end else ""
+        if candidate in origins:
+            span = origins[candidate]
+            break
+    return error(
+        "E200",
+        f"IR value at `{pointer or '/'}` breaks the IR schema: {problem.message}",
+        span,
+        file=None if span else file,
+        label="this produced the invalid value",
+        notes=(f"schema rule: {'/'.join(map(str, problem.absolute_schema_path))}",),
+        help="this is a cmpc bug if the spec passed every other check; please report it",
+    )

@@ -1,0 +1,142 @@
+"""The static verbs: `check`, `fmt` and `explain`; each returns an Outcome for the CLI."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+
+from cmpc.diagnostics import Diagnostic, codes, error
+from cmpc.outcome import Outcome
+from cmpc.source import SourceFile
+
+
+def display_path(path: str) -> str:
+    """A path as diagnostics show it: relative to the working directory when inside it."""
+    if path == "-":
+        return "<stdin>"
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def read_source(path: str, stdin: str | None = None) -> tuple[SourceFile | None, list[Diagnostic]]:
+    """Read a spec file (or stdin for `-`) as a SourceFile, or an E090 diagnostic."""
+    name = display_path(path)
+    if path == "-":
+        return SourceFile(name, stdin or ""), []
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return None, [error("E090", "spec is not UTF-8 text", file=name, help="save it as UTF-8")]
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        return None, [error("E090", f"cannot read spec: {reason.lower()}", file=name)]
+    return SourceFile(name, text), []
+
+
+def compile_source(source: SourceFile):
+    """Parse, check and schema-validate one spec: (IR or None, diagnostics)."""
+    from cmpc.check import check_spec
+    from cmpc.parser import parse_spec
+
+    spec, diagnostics = parse_spec(source)
+    if spec is None:
+        return None, diagnostics
+    comparison, more, origins = check_spec(spec)
+    diagnostics += more
+    if comparison is not None:
+        from cmpc.schema import validate_ir
+
+        diagnostics += validate_ir(comparison, origins)
+    return comparison, diagnostics
+
+
+def check_specs(paths: list[str]) -> Outcome:
+    """`cmpc check`: every problem of every spec, without reading any trace."""
+    diagnostics: list[Diagnostic] = []
+    sources: dict[str, SourceFile] = {}
+    for path in paths:
+        source, problems = read_source(path)
+        diagnostics += problems
+        if source is None:
+            continue
+        sources[source.name] = source
+        diagnostics += compile_source(source)[1]
+    return Outcome(diagnostics=tuple(diagnostics), sources=sources, checked=len(paths))
+
+
+def format_specs(paths: list[str], *, check: bool, diff: bool, stdin: str | None) -> Outcome:
+    """`cmpc fmt`: rewrite in place, or list (`--check`) / show (`--diff`) what would change."""
+    from cmpc.parser import parse_spec
+    from cmpc.printer import format_spec
+
+    diagnostics: list[Diagnostic] = []
+    sources: dict[str, SourceFile] = {}
+    out: list[str] = []
+    changed = False
+    for path in paths:
+        source, problems = read_source(path, stdin)
+        diagnostics += problems
+        if source is None:
+            continue
+        sources[source.name] = source
+        spec, problems = parse_spec(source)
+        diagnostics += problems
+        if spec is None:
+            continue
+        formatted = format_spec(spec, source.text)
+        if path == "-" and not check and not diff:
+            out.append(formatted)
+            continue
+        if formatted == source.text:
+            continue
+        changed = True
+        if check:
+            out.append(f"would reformat {source.name}\n")
+        elif diff:
+            out.append(
+                "".join(
+                    difflib.unified_diff(
+                        source.text.splitlines(keepends=True),
+                        formatted.splitlines(keepends=True),
+                        f"{source.name}",
+                        f"{source.name} (formatted)",
+                    )
+                )
+            )
+        else:
+            diagnostics += _write(path, source.name, formatted)
+    code = None
+    if (check or diff) and changed and not diagnostics:
+        code = 1
+    return Outcome(
+        stdout="".join(out), diagnostics=tuple(diagnostics), sources=sources, exit_code=code
+    )
+
+
+def _write(path: str, name: str, text: str) -> list[Diagnostic]:
+    """Replace a file atomically, so an interrupted fmt never leaves half a spec."""
+    target = Path(path)
+    temporary = target.with_name(f".{target.name}.cmpc-fmt")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, target)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        return [error("E090", f"cannot write spec: {(exc.strerror or 'error').lower()}", file=name)]
+    return []
+
+
+def explain_code(code: str) -> Outcome:
+    """`cmpc explain CODE`: the long explanation, with a wrong and a fixed example."""
+    table = codes()
+    info = table.get(code.upper())
+    if info is None:
+        close = difflib.get_close_matches(code.upper(), table, n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        return Outcome(stderr=f"cmpc: unknown diagnostic code `{code}`{hint}\n", exit_code=2)
+    text = f"{info.code} ({info.name}): {info.summary}\n\n{info.explanation.strip()}\n"
+    return Outcome(stdout=text, exit_code=0)
