@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -67,6 +68,14 @@ def disaggregated_gpus(prefill: Pool, decode: Pool) -> DisaggregatedGpus:
     return DisaggregatedGpus(prefill.gpus, decode.gpus)
 
 
+class TokenBasis(StrEnum):
+    """Which token rate a cost or ratio is stated on."""
+
+    TOTAL = "total"
+    INPUT = "input"
+    OUTPUT = "output"
+
+
 @dataclass(frozen=True, slots=True)
 class PerGpuThroughput:
     """Tokens per second per GPU on each basis."""
@@ -74,6 +83,9 @@ class PerGpuThroughput:
     input: float
     output: float
     total: float
+
+    def on(self, basis: TokenBasis | str) -> float:
+        return getattr(self, TokenBasis(basis).value)
 
 
 def per_gpu_throughput(input_tok_s: float, output_tok_s: float, gpus: int) -> PerGpuThroughput:
@@ -144,8 +156,10 @@ def price_as_cost(price: Price) -> tuple[float | None, list[Diagnostic]]:
 def cost_per_million_tokens(
     usd_per_gpu_hour: float, tokens_per_s_per_gpu: float, utilization: float = 1.0
 ) -> float:
-    """$ per million tokens = price / (throughput·3600·utilization) · 1e6, on the rate's basis."""
+    """$ per million tokens = price / (throughput·3600·utilization) · 1e6; inf if none served."""
     tokens_per_hour = tokens_per_s_per_gpu * SECONDS_PER_HOUR * utilization
+    if tokens_per_hour == 0:
+        return math.inf
     return usd_per_gpu_hour / tokens_per_hour * TOKENS_PER_MILLION
 
 
@@ -249,10 +263,11 @@ class PowerNormalized:
 
 
 def per_power(tokens_per_s_per_gpu: float, power: PowerDraw) -> PowerNormalized:
-    """tok/s per MW = throughput·1000/kW; J/token = kW·1000/throughput."""
+    """tok/s per MW = throughput·1000/kW; J/token = kW·1000/throughput (inf if none served)."""
+    watts = power.kw_per_gpu * 1000
     return PowerNormalized(
         tokens_per_s_per_mw=tokens_per_s_per_gpu * 1000 / power.kw_per_gpu,
-        joules_per_token=power.kw_per_gpu * 1000 / tokens_per_s_per_gpu,
+        joules_per_token=watts / tokens_per_s_per_gpu if tokens_per_s_per_gpu else math.inf,
         basis=power.basis,
     )
 

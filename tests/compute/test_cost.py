@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from cmpc.accounting import TokenRates, TokenWeights
 from cmpc.cost import (
@@ -12,6 +14,7 @@ from cmpc.cost import (
     Price,
     PriceBasis,
     TcoParts,
+    TokenBasis,
     blended_cost_per_million,
     compare,
     cost_per_million_tokens,
@@ -58,6 +61,17 @@ def test_disaggregated_per_gpu_uses_each_pool_for_its_tokens():
 def test_aggregated_per_gpu_divides_by_one_count():
     per_gpu = per_gpu_throughput(20_000, 4_000, gpus_from_parallelism(tp=8))
     assert (per_gpu.input, per_gpu.output, per_gpu.total) == (2500, 500, 3000)
+
+
+def test_token_basis_picks_the_rate():
+    per_gpu = per_gpu_throughput(20_000, 4_000, 8)
+    assert [per_gpu.on(b) for b in TokenBasis] == [3000, 2500, 500]
+    assert per_gpu.on("output") == 500
+
+
+def test_nothing_served_costs_infinitely_much_per_token():
+    assert cost_per_million_tokens(1.5, 0) == math.inf
+    assert per_power(0, PowerDraw(1.4, PowerBasis.TDP)).joules_per_token == math.inf
 
 
 def test_node_and_rack_scale_the_per_gpu_rate():
