@@ -74,7 +74,9 @@ class _Checker:
         system_names = [self.entry_name(f) for f in systems_fields]
         self.system_names = [n for n in system_names if n]
 
+        before = len(self.diagnostics)
         latency = self.latency(one["latency"]) if "latency" in one else ir.Latency()
+        self.latency_ok = len(self.diagnostics) == before
         if "latency" not in one:
             self.fail(
                 "E106",
@@ -256,7 +258,7 @@ class _Checker:
                 f"percentile `{value}` is outside (0, 100)",
                 atom.span,
                 label="must be strictly between p0 and p100",
-                help="use `min`/`max` style questions as `p0.1`/`p99.9`, or a median as `p50`",
+                help="a far tail is e.g. `p99.9`; the middle is `median`",
             )
             return None
         return "median" if value == "p50" else value
@@ -626,7 +628,11 @@ class _Checker:
                     else ""
                 ),
             ),
-            help="make the count match, or add `dp N` for N replicas",
+            help=(
+                f"add `dp {replicas:g}` if the {system.count} GPUs run {replicas:g} replicas"
+                if replicas == int(replicas) and replicas > 1
+                else "make the accelerator count match the parallel layout"
+            ),
         )
 
     def price(self, field: Field, pointer: str) -> ir.Price | None:
@@ -858,6 +864,8 @@ class _Checker:
         """Reported figures carry one statistic; asking another of them cannot be answered."""
         rep = system.reported
         if rep is None or rep.statistic is None or rep.statistic == latency.statistic:
+            return
+        if not self.latency_ok:  # the latency block's own error explains the mismatch
             return
         self.fail(
             "E118",

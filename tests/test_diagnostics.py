@@ -1,0 +1,105 @@
+"""One fixture per diagnostic code: the annotated lines and the exact human rendering."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from cmpc.diagnostics import codes, render_human
+from cmpc.source import SourceFile
+from cmpc.verbs import compile_source
+
+FIXTURES = Path(__file__).parent / "diagnostics"
+ANNOTATION = re.compile(r"#\s*~\s*([EW]\d{3})")
+CASES = sorted(FIXTURES.glob("[EW][0-9][0-9][0-9]-*.cmp"))
+# Codes a spec cannot trigger; each has its own test named here.
+NOT_FROM_SPECS = {
+    "E090": "test_unreadable_spec_is_an_io_error",
+    "E200": "test_schema_violation_points_at_the_spec",
+}
+
+
+def _diagnose(path: Path):
+    name = path.relative_to(FIXTURES.parents[1]).as_posix()
+    source = SourceFile(name, path.read_text(encoding="utf-8"))
+    _, diagnostics = compile_source(source)
+    return source, diagnostics
+
+
+def test_fixtures_exist():
+    assert len(CASES) >= 25, "the fixture glob matched too few files"
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: p.stem)
+def test_fixture_annotations_and_rendering(path: Path, golden):
+    source, diagnostics = _diagnose(path)
+    expected = sorted(
+        (line_no, code)
+        for line_no, line in enumerate(source.text.splitlines(), 1)
+        for code in ANNOTATION.findall(line)
+    )
+    found = sorted((source.line_col(d.span.start)[0], d.code) for d in diagnostics)
+    assert found == expected
+    assert path.stem.split("-")[0] in {code for _, code in found}
+    rendered = render_human(diagnostics, {source.name: source})
+    golden(path.with_suffix(".stderr"), rendered)
+
+
+def test_valid_fixture_base_is_clean():
+    _, diagnostics = _diagnose(FIXTURES / "valid.cmp")
+    assert diagnostics == []
+
+
+def test_every_spec_code_has_a_fixture_and_every_fixture_a_code():
+    spec_codes = {c for c in codes() if c[1] in "012" or c.startswith("W13")}
+    fixture_codes = {p.stem.split("-")[0] for p in CASES}
+    assert fixture_codes <= set(codes()), "a fixture names an unregistered code"
+    assert spec_codes - fixture_codes == set(NOT_FROM_SPECS)
+    for path in CASES:
+        code, slug = path.stem.split("-", 1)
+        assert codes()[code].name == slug, f"{path.name}: slug should be {codes()[code].name}"
+
+
+def test_every_registered_code_is_exercised_by_some_test():
+    tests = "\n".join(p.read_text(encoding="utf-8") for p in Path(__file__).parent.rglob("*.py"))
+    fixture_codes = {p.stem.split("-")[0] for p in CASES}
+    untested = [c for c in codes() if c not in fixture_codes and f'"{c}"' not in tests]
+    assert untested == []
+
+
+def test_every_code_explains_with_wrong_and_fixed_examples():
+    for info in codes().values():
+        assert info.summary and info.name
+        assert "Wrong" in info.explanation and "Fixed" in info.explanation, info.code
+
+
+def test_unreadable_spec_is_an_io_error(tmp_path, capsys):
+    from cmpc.cli import main
+
+    bad = tmp_path / "latin1.cmp"
+    bad.write_bytes(b'comparison "caf\xe9" {}\n')
+    assert main(["check", str(bad)]) == 2
+    assert "E090" in capsys.readouterr().err
+    assert main(["check", str(tmp_path / "missing.cmp")]) == 2
+    assert "cannot read spec" in capsys.readouterr().err
+
+
+def test_schema_violation_points_at_the_spec():
+    import dataclasses
+
+    from cmpc.check import check_spec
+    from cmpc.parser import parse_spec
+    from cmpc.schema import validate_ir
+
+    source = SourceFile("valid.cmp", (FIXTURES / "valid.cmp").read_text(encoding="utf-8"))
+    spec, _ = parse_spec(source)
+    comparison, _, origins = check_spec(spec)
+    broken = dataclasses.replace(
+        comparison, cost=dataclasses.replace(comparison.cost, utilization=1.4)
+    )
+    (problem,) = validate_ir(broken, origins)
+    assert problem.code == "E200"
+    assert "/cost/utilization" in problem.message
+    assert problem.span == origins[""]  # no cost block: the nearest origin is the comparison
