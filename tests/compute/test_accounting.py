@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from cmpc.accounting import (
     INPUT_AND_OUTPUT,
     OUTPUT_ONLY,

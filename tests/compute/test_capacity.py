@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from cmpc.capacity import (
     GB,
     AttentionKv,
@@ -13,8 +16,6 @@ from cmpc.capacity import (
     memory_needed,
     weight_bytes,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 
 def test_kv_cache_of_a_128k_sequence_is_one_tebibyte():

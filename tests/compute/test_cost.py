@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from cmpc.accounting import TokenRates, TokenWeights
 from cmpc.cost import (
     DisaggregatedGpus,

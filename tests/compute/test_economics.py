@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from cmpc.cost import (
     blended_price_per_million,
     break_even_utilization,

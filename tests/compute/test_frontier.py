@@ -7,6 +7,9 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from cmpc.frontier import (
     Method,
     Point,
@@ -16,8 +19,6 @@ from cmpc.frontier import (
     steffen_curve,
     steffen_slopes,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 # Published to one decimal: a read is right when it rounds to the published digit.
 PUBLISHED = 0.05

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from cmpc.cli import main
 from cmpc.sweep import Filter, run_sweep
 
