@@ -1,1 +1,153 @@
 """Readers that turn benchmark-tool outputs into cmpc's canonical run table."""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+from cmpc.diagnostics import Diagnostic, error
+from cmpc.traces import detect
+from cmpc.traces.jsonscan import TraceError
+from cmpc.traces.table import Published, Requests, Run
+
+FORMATS = (
+    "vllm",
+    "sglang",
+    "aiperf",
+    "aiperf-summary",
+    "genai-perf",
+    "guidellm",
+    "llmperf",
+    "genai-bench",
+    "inferencex",
+    "cmpc",
+)
+
+_MODULES = {
+    "vllm": "vllm",
+    "sglang": "sglang",
+    "aiperf": "aiperf",
+    "aiperf-summary": "aiperf",
+    "genai-perf": "genai_perf",
+    "guidellm": "guidellm",
+    "llmperf": "llmperf",
+    "genai-bench": "genai_bench",
+    "inferencex": "inferencex",
+    "cmpc": "cmpc_jsonl",
+}
+
+_HELP = {
+    "E301": "regenerate the file; a truncated file usually means the benchmark was interrupted",
+    "E305": "regenerate the file with the benchmark tool, or fix the named record",
+    "E306": "JSON has no NaN or Infinity; drop or fix the record, or re-run the benchmark",
+    "E307": "times must be non-negative; check the clock the harness used for this record",
+    "E308": "chunk times must not go backwards; check how the harness timestamps chunks",
+    "E309": "the run has no successful request to measure; check the server and the errors field",
+    "E312": "regenerate the file with the tool, which writes this field",
+    "E313": "per-request arrays must have one entry per request; the file is inconsistent",
+}
+
+
+def _reader(fmt: str):
+    return importlib.import_module(f"cmpc.traces.{_MODULES[fmt]}")
+
+
+def _head(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read(detect.HEAD_BYTES)
+
+
+def load_runs(path: str, *, format: str | None = None) -> tuple[list[Run], list[Diagnostic]]:
+    """Every run in one benchmark output file; diagnostics name the file and the record."""
+    try:
+        if os.path.isdir(path):
+            raise IsADirectoryError(path)
+        head = _head(path)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        return [], [
+            error(
+                "E300",
+                f"cannot read `{path}`: {reason.lower()}",
+                file=path,
+                help="check the path; quote globs the shell did not expand",
+            )
+        ]
+    if format is not None and format not in FORMATS:
+        return [], [
+            error(
+                "E311",
+                f"unknown trace format `{format}`",
+                file=path,
+                notes=("known formats: " + ", ".join(f"`{f}`" for f in FORMATS),),
+                help="pass one of the known formats to `--format`, or leave it out to detect",
+            )
+        ]
+    if detect.is_empty(head):
+        return [], [
+            error("E310", f"`{path}` is empty", file=path, record="line 1",
+                  help="the benchmark wrote nothing; re-run it or pass the right file")
+        ]  # fmt: skip
+    found = detect.candidates(head)
+    if format is None:
+        if not found:
+            hint = detect.not_a_run_hint(head)
+            return [], [
+                error(
+                    "E302",
+                    f"`{path}` is not a benchmark output cmpc can read"
+                    + (f": it looks like {hint.split(';')[0]}" if hint else ""),
+                    file=path,
+                    notes=("formats read: " + ", ".join(f"`{f}`" for f in FORMATS),),
+                    help=(hint.split("; ", 1)[1] if hint else "pass `--format F` if you know it; "
+                          "for a new harness, write cmpc's JSONL (docs/traces.md)"),
+                )
+            ]  # fmt: skip
+        if len(found) > 1:
+            return [], [
+                error(
+                    "E303",
+                    f"`{path}` fits several formats: " + ", ".join(f"`{f}`" for f in found),
+                    file=path,
+                    help="pass `--format F` to say which one it is",
+                )
+            ]
+        format = found[0]
+    elif format not in found:
+        seen = f"; it looks like `{found[0]}`" if len(found) == 1 else ""
+        return [], [
+            error(
+                "E304",
+                f"`{path}` is not a `{format}` file{seen}",
+                file=path,
+                help=f"pass `--format {found[0]}`"
+                if len(found) == 1
+                else "check the file or the `--format` value",
+            )
+        ]
+    try:
+        runs = _reader(format).read(path, format)
+    except TraceError as exc:
+        return [], [
+            error(exc.code, str(exc), file=path, record=exc.record, help=_HELP.get(exc.code))
+        ]
+    except UnicodeDecodeError as exc:
+        return [], [
+            error("E301", f"not UTF-8 text ({exc.reason})", file=path, record=f"byte {exc.start}",
+                  help=_HELP["E301"])
+        ]  # fmt: skip
+    except OSError as exc:
+        return [], [error("E300", f"cannot read `{path}`: {exc.strerror or exc}", file=path)]
+    diagnostics: list[Diagnostic] = []
+    for run in runs:
+        if run.requests is not None and not run.requests.ok.any():
+            diagnostics.append(
+                error("E309", "the run has no successful request", file=path,
+                      record=run.record or None, help=_HELP["E309"])
+            )  # fmt: skip
+    if diagnostics:
+        return [], diagnostics
+    return runs, []
+
+
+__all__ = ["FORMATS", "Published", "Requests", "Run", "load_runs"]

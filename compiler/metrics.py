@@ -1,0 +1,395 @@
+"""Canonical per-run statistics (pure numpy): latencies, interactivity, throughputs, goodput."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from cmpc.traces.table import LATENCY_METRICS, FieldValue, Run, row_sums
+
+DEFAULT_PERCENTILES = ("50", "90", "99")
+THROUGHPUT_BASES = ("requests", "input", "output", "total", "cached_input", "uncached_input")
+_STATISTIC = re.compile(r"^(mean|median|p\d+(?:\.\d+)?)$")
+_BLOCK = 1 << 20  # values per block in the std sum: bounds the temporary
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Summary of one metric in seconds; `percentiles` keyed by the text given (`"99.9"`)."""
+
+    n: int | None
+    mean: float | None
+    std: float | None
+    min: float | None
+    max: float | None
+    median: float | None
+    percentiles: Mapping[str, float | None]
+
+    def get(self, statistic: str) -> float | None:
+        """`mean`, `median`, `std`, `min`, `max` or `pNN`."""
+        if statistic.startswith("p") and statistic not in ("p",):
+            key = statistic[1:]
+            if key in self.percentiles:
+                return self.percentiles[key]
+            if key == "50":
+                return self.median
+            return None
+        return getattr(self, statistic, None) if statistic in _FIELDS else None
+
+    def to_json(self, scale: float, keys: Iterable[str]) -> dict:
+        out: dict = {"n": self.n}
+        for name in ("mean", "std", "min", "max", "median"):
+            value = getattr(self, name)
+            out[name] = None if value is None else value * scale
+        for key in keys:
+            value = self.get(f"p{key}")
+            out[f"p{key}"] = None if value is None else value * scale
+        return out
+
+
+_FIELDS = ("mean", "median", "std", "min", "max")
+
+
+def describe(x: np.ndarray, percentiles: Iterable[str], method: str = "linear") -> Stats:
+    """n, mean, population std, min, max, median and percentiles, as numpy computes them."""
+    keys = list(percentiles)
+    n = int(x.size)
+    if n == 0:
+        return Stats(0, None, None, None, None, None, dict.fromkeys(keys))
+    mean = float(np.mean(x))
+    total = 0.0
+    for start in range(0, n, _BLOCK):
+        block = x[start : start + _BLOCK] - mean
+        total += float(np.dot(block, block))
+    std = float(np.sqrt(total / n))
+    values = np.percentile(x, [float(k) for k in keys], method=method) if keys else []
+    return Stats(
+        n=n,
+        mean=mean,
+        std=std,
+        min=float(np.min(x)),
+        max=float(np.max(x)),
+        median=float(np.median(x)),
+        percentiles={k: float(v) for k, v in zip(keys, values, strict=True)},
+    )
+
+
+def _published_stats(stats: Mapping[str, float], keys: Iterable[str]) -> Stats:
+    return Stats(
+        n=None,
+        mean=stats.get("mean"),
+        std=stats.get("std"),
+        min=stats.get("min"),
+        max=stats.get("max"),
+        median=stats.get("median", stats.get("p50")),
+        percentiles={k: stats.get(f"p{k}") for k in keys},
+    )
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Token totals over successful requests; None where the format does not say."""
+
+    input: float | None
+    cached_input: float | None
+    output: float | None
+
+
+@dataclass(frozen=True)
+class RunMetrics:
+    """Everything `cmpc stats` reports for one run, in seconds and tokens."""
+
+    path: str
+    format: str
+    index: int
+    record: str
+    fields: Mapping[str, FieldValue]
+    aggregate_only: bool
+    percentile_keys: tuple[str, ...]
+    method: str
+    total: int | None
+    succeeded: int | None
+    failed: int | None
+    duration_s: float | None
+    tokens: Tokens | None
+    stats: Mapping[str, Stats | None]
+    throughputs: Mapping[str, float | None]
+    cache_hit_rate: float | None = None
+    per_gpu: Mapping[str, float | None] = field(default_factory=dict)
+    num_gpus: float | None = None
+    goodput: float | None = None
+    slo_attainment: float | None = None
+    slos: Mapping[str, float] | None = None
+    e2el_reconstructed: bool = False
+    samples: Mapping[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+
+    def latency_statistic(self, metric: str, statistic: str) -> float | None:
+        """A latency statistic in seconds (`metric` in ttft|tpot|chunk_gap|e2el|e2e_per_token)."""
+        if metric not in LATENCY_METRICS:
+            raise ValueError(f"unknown latency metric `{metric}`")
+        stats = self.stats.get(metric)
+        if stats is None:
+            return None
+        if statistic.startswith("p") and statistic[1:] not in stats.percentiles:
+            return _extra_percentile(self, metric, statistic[1:], stats)
+        return stats.get(statistic)
+
+    def interactivity(self, statistic: str) -> float | None:
+        """tok/s/user = 1 / statistic(tpot), never statistic(1 / tpot)."""
+        value = self.latency_statistic("tpot", statistic)
+        return None if not value else 1.0 / value
+
+    def throughput(self, basis: str) -> float | None:
+        """Tokens/s over the run's duration for `basis` (requests/s for `requests`)."""
+        if basis not in THROUGHPUT_BASES:
+            raise ValueError(f"unknown throughput basis `{basis}`")
+        return self.throughputs.get(basis)
+
+    @property
+    def tput_per_gpu(self) -> float | None:
+        return self.per_gpu.get("total")
+
+    @property
+    def output_tput_per_gpu(self) -> float | None:
+        return self.per_gpu.get("output")
+
+    @property
+    def input_tput_per_gpu(self) -> float | None:
+        return self.per_gpu.get("input")
+
+    def to_json(self) -> dict:
+        """The `cmpc stats --json` object of this run."""
+        keys = self.percentile_keys
+        metrics = {}
+        for metric in ("ttft", "tpot", "chunk_gap", "e2el", "e2e_per_token"):
+            stats = self.stats.get(metric)
+            metrics[f"{metric}_ms"] = None if stats is None else stats.to_json(1000.0, keys)
+        inter = None
+        if self.stats.get("tpot") is not None:
+            inter = {"mean": self.interactivity("mean"), "median": self.interactivity("median")}
+            inter |= {f"p{k}": self.interactivity(f"p{k}") for k in keys}
+        tokens = self.tokens
+        out = {
+            "file": self.path,
+            "format": self.format,
+            "run": self.index,
+            "record": self.record or None,
+            "aggregate_only": self.aggregate_only,
+            "fields": dict(self.fields),
+            "requests": {"total": self.total, "succeeded": self.succeeded, "failed": self.failed},
+            "duration_s": self.duration_s,
+            "tokens": {
+                "input": tokens.input if tokens else None,
+                "cached_input": tokens.cached_input if tokens else None,
+                "output": tokens.output if tokens else None,
+            },
+            "cache_hit_rate": self.cache_hit_rate,
+            "throughput": {
+                "requests_per_s": self.throughputs.get("requests"),
+                "input_tokens_per_s": self.throughputs.get("input"),
+                "output_tokens_per_s": self.throughputs.get("output"),
+                "total_tokens_per_s": self.throughputs.get("total"),
+            },
+            "metrics": metrics,
+            "interactivity_tok_s_user": inter,
+            "percentile_method": self.method,
+            "std": "population",
+        }
+        if self.per_gpu:
+            out["per_gpu"] = {"num_gpus": self.num_gpus} | {
+                f"{k}_tokens_per_s": v for k, v in self.per_gpu.items()
+            }
+        if self.slos is not None:
+            out["slo"] = {
+                "thresholds_ms": {k: v * 1000.0 for k, v in self.slos.items()},
+                "goodput_requests_per_s": self.goodput,
+                "attainment": self.slo_attainment,
+            }
+        if self.e2el_reconstructed:
+            out["notes"] = ["e2el reconstructed as ttft + sum of chunk gaps (file lacks latencies)"]
+        return out
+
+
+def _extra_percentile(rm: RunMetrics, metric: str, key: str, stats: Stats) -> float | None:
+    x = rm.samples.get(metric)
+    if x is None:
+        return None
+    return float(np.percentile(x, float(key), method=rm.method)) if x.size else None
+
+
+def per_request(run: Run) -> dict[str, np.ndarray]:
+    """Per-request (and pooled chunk-gap) samples of each canonical latency, successful only."""
+    req = run.requests
+    if req is None:
+        return {}
+    ok = req.ok
+    out: dict[str, np.ndarray] = {}
+    if req.ttft is not None:
+        out["ttft"] = req.ttft[ok & ~np.isnan(req.ttft)]
+    if req.e2el is not None:
+        out["e2el"] = req.e2el[ok & ~np.isnan(req.e2el)]
+    if req.ttft is not None and req.e2el is not None and req.output_tokens is not None:
+        sel = ok & (req.output_tokens > 1) & ~np.isnan(req.ttft) & ~np.isnan(req.e2el)
+        out["tpot"] = (req.e2el[sel] - req.ttft[sel]) / (req.output_tokens[sel] - 1)
+    if req.e2el is not None and req.output_tokens is not None:
+        sel = ok & (req.output_tokens > 0) & ~np.isnan(req.e2el)
+        out["e2e_per_token"] = req.e2el[sel] / req.output_tokens[sel]
+    if req.gaps is not None:
+        counts = np.diff(req.gap_offsets)
+        out["chunk_gap"] = (
+            req.gaps if np.all(ok | (counts == 0)) else req.gaps[np.repeat(ok, counts)]
+        )
+    return out
+
+
+def _sum(col: np.ndarray | None, ok: np.ndarray) -> float | None:
+    if col is None:
+        return None
+    values = col[ok]
+    if np.any(np.isnan(values)):
+        return None
+    return float(np.sum(values))
+
+
+def _rate(value: float | None, duration: float | None) -> float | None:
+    if value is None or not duration:
+        return None
+    return value / duration
+
+
+def _goodput(samples: Mapping[str, np.ndarray], run: Run, slos: Mapping[str, float]):
+    req = run.requests
+    ok = req.ok
+    good = ok.copy()
+    for metric, limit in slos.items():
+        if metric == "ttft" and req.ttft is not None:
+            good &= np.nan_to_num(req.ttft, nan=np.inf) <= limit
+        elif metric == "e2el" and req.e2el is not None:
+            good &= np.nan_to_num(req.e2el, nan=np.inf) <= limit
+        elif metric == "tpot" and req.output_tokens is not None and req.e2el is not None:
+            many = req.output_tokens > 1
+            tpot = np.zeros(ok.size)  # one-token requests count as tpot 0, like vLLM
+            denom = np.where(many, req.output_tokens - 1, 1)
+            tpot[many] = ((req.e2el - req.ttft) / denom)[many]
+            good &= tpot <= limit
+        else:
+            return None, None
+    count = int(np.sum(good))
+    return _rate(float(count), run.duration_s), count / ok.size if ok.size else None
+
+
+def summarize(
+    run: Run,
+    *,
+    percentiles: Iterable[str] = DEFAULT_PERCENTILES,
+    method: str = "linear",
+    slos: Mapping[str, float] | None = None,
+) -> RunMetrics:
+    """Canonical metrics of one run (published values for aggregate-only formats)."""
+    keys = tuple(percentiles)
+    if run.requests is None:
+        return _summarize_published(run, keys, method, slos)
+    req = run.requests
+    ok = req.ok
+    samples = per_request(run)
+    stats: dict[str, Stats | None] = dict.fromkeys(LATENCY_METRICS)
+    for metric, x in samples.items():
+        stats[metric] = describe(x, keys, method)
+    succeeded = int(np.sum(ok))
+    tokens = Tokens(
+        input=_sum(req.input_tokens, ok),
+        cached_input=_sum(req.cached_input_tokens, ok),
+        output=_sum(req.output_tokens, ok),
+    )
+    duration = run.duration_s
+    total_tokens = None
+    if tokens.input is not None and tokens.output is not None:
+        total_tokens = tokens.input + tokens.output
+    uncached = None
+    if tokens.input is not None and tokens.cached_input is not None:
+        uncached = tokens.input - tokens.cached_input
+    throughputs = {
+        "requests": _rate(float(succeeded), duration),
+        "input": _rate(tokens.input, duration),
+        "output": _rate(tokens.output, duration),
+        "total": _rate(total_tokens, duration),
+        "cached_input": _rate(tokens.cached_input, duration),
+        "uncached_input": _rate(uncached, duration),
+    }
+    hit = None
+    if tokens.cached_input is not None and tokens.input:
+        hit = tokens.cached_input / tokens.input
+    goodput = attainment = None
+    if slos:
+        goodput, attainment = _goodput(samples, run, slos)
+    metrics = RunMetrics(
+        path=run.path,
+        format=run.format,
+        index=run.index,
+        record=run.record,
+        fields=run.fields,
+        aggregate_only=False,
+        percentile_keys=keys,
+        method=method,
+        total=req.count,
+        succeeded=succeeded,
+        failed=req.count - succeeded,
+        duration_s=duration,
+        tokens=tokens,
+        stats=stats,
+        throughputs=throughputs,
+        cache_hit_rate=hit,
+        goodput=goodput,
+        slo_attainment=attainment,
+        slos=dict(slos) if slos else None,
+        e2el_reconstructed=req.e2el_reconstructed,
+        samples=samples,
+    )
+    return metrics
+
+
+def _summarize_published(run: Run, keys: tuple[str, ...], method: str, slos) -> RunMetrics:
+    pub = run.published
+    stats: dict[str, Stats | None] = dict.fromkeys(LATENCY_METRICS)
+    for metric, values in pub.latency.items():
+        if metric in stats and values:
+            stats[metric] = _published_stats(values, keys)
+    tokens = None
+    if any(v is not None for v in (pub.input_tokens, pub.cached_input_tokens, pub.output_tokens)):
+        tokens = Tokens(pub.input_tokens, pub.cached_input_tokens, pub.output_tokens)
+    throughputs = {basis: pub.throughput.get(basis) for basis in THROUGHPUT_BASES}
+    hit = pub.cache_hit_rate
+    if hit is None and tokens and tokens.cached_input is not None and tokens.input:
+        hit = tokens.cached_input / tokens.input
+    return RunMetrics(
+        path=run.path,
+        format=run.format,
+        index=run.index,
+        record=run.record,
+        fields=run.fields,
+        aggregate_only=True,
+        percentile_keys=keys,
+        method=method,
+        total=pub.total,
+        succeeded=pub.succeeded,
+        failed=pub.failed,
+        duration_s=run.duration_s,
+        tokens=tokens,
+        stats=stats,
+        throughputs=throughputs,
+        cache_hit_rate=hit,
+        per_gpu=dict(pub.per_gpu),
+        num_gpus=pub.num_gpus,
+        slos=dict(slos) if slos else None,
+    )
+
+
+def parse_statistic(text: str) -> str | None:
+    """`mean`, `median` or `pNN` if `text` names a statistic, else None."""
+    return text if _STATISTIC.match(text) else None
+
+
+__all__ = ["RunMetrics", "Stats", "Tokens", "describe", "per_request", "row_sums", "summarize"]

@@ -1,0 +1,156 @@
+"""Checks and conversions shared by the readers: typed columns, finite times, identity fields."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from cmpc.traces.jsonscan import Ragged, TraceError
+from cmpc.traces.table import FieldValue, Requests, offsets_from_counts
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def number(value: object, where: str, *, optional: bool = False) -> float | None:
+    """A finite JSON number, or a TraceError naming `where`."""
+    if value is None and optional:
+        return None
+    if not _is_number(value):
+        raise TraceError(f"{where} should be a number, found {_kind(value)}", where, "E305")
+    if not math.isfinite(value):
+        raise TraceError(f"{where} is {value}, not a finite number", where, "E306")
+    return float(value)
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return f"the string {value[:30]!r}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def column(doc: Mapping, key: str, n: int | None = None, *, nulls: bool = False) -> np.ndarray:
+    """`doc[key]` as a float64 column, checked for type, finiteness and length."""
+    values = doc.get(key)
+    if not isinstance(values, list):
+        raise TraceError(
+            f"`{key}` should be a list of numbers, found {_kind(values)}", f"`{key}`", "E305"
+        )
+    if n is not None and len(values) != n:
+        raise TraceError(
+            f"`{key}` has {len(values)} entries but the run has {n} requests", f"`{key}`", "E313"
+        )
+    out = np.empty(len(values))
+    for i, value in enumerate(values):  # one entry per request, not per token
+        if value is None and nulls:
+            out[i] = np.nan
+            continue
+        out[i] = number(value, f"`{key}[{i}]`")
+    return out
+
+
+def mapping(value: object, where: str) -> Mapping:
+    if not isinstance(value, dict):
+        raise TraceError(f"{where} should be an object, found {_kind(value)}", where, "E305")
+    return value
+
+
+def ragged_from_lists(values: object, key: str) -> Ragged:
+    """A list of number lists already parsed by json, as a Ragged (small or fallback files)."""
+    if not isinstance(values, list):
+        raise TraceError(
+            f"`{key}` should be a list of lists, found {_kind(values)}", f"`{key}`", "E305"
+        )
+    counts = np.zeros(len(values), dtype=np.int64)
+    flat: list[float] = []
+    for i, row in enumerate(values):
+        if not isinstance(row, list):
+            raise TraceError(
+                f"`{key}[{i}]` should be a list, found {_kind(row)}", f"`{key}[{i}]`", "E305"
+            )
+        counts[i] = len(row)
+        flat.extend(number(v, f"`{key}[{i}][{j}]`") for j, v in enumerate(row))
+    return Ragged(np.asarray(flat, dtype=np.float64), counts)
+
+
+def check_requests(req: Requests) -> None:
+    """Reject negative latencies, negative gaps and first tokens after the end."""
+    names = {"ttft": req.ttft, "e2el": req.e2el}
+    for name, col in names.items():
+        if col is None:
+            continue
+        bad = np.flatnonzero(req.ok & ~(col >= 0))
+        if bad.size:
+            i = int(bad[0])
+            raise TraceError(
+                f"request {i} has a negative {name} ({col[i]:g} s)", f"request {i}", "E307"
+            )
+    if req.ttft is not None and req.e2el is not None:
+        bad = np.flatnonzero(req.ok & (req.ttft > req.e2el * (1 + 1e-12) + 1e-12))
+        if bad.size:
+            i = int(bad[0])
+            raise TraceError(
+                f"request {i} gets its first token ({req.ttft[i]:g} s) after it ends "
+                f"({req.e2el[i]:g} s)",
+                f"request {i}",
+                "E308",
+            )
+    if req.gaps is not None and req.gaps.size:
+        neg = np.flatnonzero(req.gaps < 0)
+        if neg.size:
+            i = int(np.searchsorted(req.gap_offsets, neg[0], side="right") - 1)
+            raise TraceError(
+                f"request {i} has chunks out of order (a gap of {req.gaps[neg[0]]:g} s)",
+                f"request {i}",
+                "E308",
+            )
+    for name, col in (("input_tokens", req.input_tokens), ("output_tokens", req.output_tokens)):
+        if col is None:
+            continue
+        bad = np.flatnonzero(req.ok & ~(col >= 0))
+        if bad.size:
+            i = int(bad[0])
+            raise TraceError(f"request {i} has a negative {name} count", f"request {i}", "E305")
+
+
+def build_requests(
+    ok: np.ndarray,
+    *,
+    gaps: Ragged | None = None,
+    **columns: np.ndarray | None,
+) -> Requests:
+    """A checked Requests table; gap rows of failed requests are dropped from the pool."""
+    kw = dict(columns)
+    if gaps is not None:
+        kw["gaps"] = gaps.values
+        kw["gap_offsets"] = offsets_from_counts(gaps.counts)
+    req = Requests(ok=np.asarray(ok, dtype=bool), **kw)
+    check_requests(req)
+    return req
+
+
+def pick_fields(
+    doc: Mapping, names: Sequence[str], rename: Mapping[str, str] | None = None
+) -> dict[str, FieldValue]:
+    """Scalar identity/config fields present in `doc` (renamed to cmpc's field names)."""
+    out: dict[str, FieldValue] = {}
+    rename = rename or {}
+    for name in names:
+        if name in doc:
+            value = doc[name]
+            if isinstance(value, bool):
+                value = str(value).lower()
+            if value is None or isinstance(value, str | int | float):
+                out[rename.get(name, name)] = value
+    return out

@@ -1,0 +1,105 @@
+"""Which format a file is, from its content: every signature that fits, never a guess."""
+
+from __future__ import annotations
+
+import json
+import re
+
+HEAD_BYTES = 1 << 20
+
+# Each format: regexes that must all match the head of the file, and its shape.
+_VLLM_KEYS = r'"(request_throughput|total_token_throughput|mean_ttft_ms|median_ttft)"\s*:'
+_SGLANG_KEYS = (
+    r'"(total_output_tokens_retokenized|mean_e2e_latency_ms|output_throughput_retokenized)"\s*:'
+)
+_AIPERF_KEYS = r'"(x_request_id|timestamp_ns|credit_phase|benchmark_phase)"'
+_SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "vllm": ("object", (_VLLM_KEYS,)),
+    "sglang": ("lines", (_SGLANG_KEYS,)),
+    "aiperf": ("lines", (r'"metadata"\s*:', r'"metrics"\s*:', _AIPERF_KEYS)),
+    "aiperf-summary": ("object", (r'"records"\s*:\s*\{', r'"tag"\s*:', r'"header"\s*:')),
+    "genai-perf": ("object", (r'"experiments"\s*:', r'"response_timestamps"\s*:')),
+    "guidellm": (
+        "object",
+        (r'"benchmarks"\s*:', r'"(generative_benchmark|first_token_time|request_totals)"'),
+    ),
+    "llmperf": ("array", (r'"ttft_s"\s*:', r'"end_to_end_latency_s"\s*:')),
+    "genai-bench": (
+        "object",
+        (
+            r'"(individual_request_metrics|aggregated_metrics)"\s*:',
+            r'"(e2e_latency|num_completed_requests)"',
+        ),
+    ),
+    "inferencex": (
+        "any",
+        (r'"(tput_per_gpu|request_metrics)"\s*:', r'"(hw|hardware|conc|scenario_type)"\s*:'),
+    ),
+    "cmpc": ("lines", (r'"cmpc_trace"\s*:',)),
+}
+
+# Files that sit beside benchmark outputs but are summaries only: what to pass instead.
+_NOT_RUNS: tuple[tuple[str, str], ...] = (
+    (r'"results_ttft_s_mean"', "an LLMPerf summary; pass the `individual_responses` file instead"),
+    (
+        r'"time_to_first_token"\s*:\s*\{[^}]*"avg"',
+        "a GenAI-Perf summary; pass the profile export JSON",
+    ),
+    (
+        r'"benchmark_version"[\s\S]*"cmd"|"cmd"[\s\S]*"benchmark_version"',
+        "genai-bench experiment metadata; pass a run JSON of that folder",
+    ),
+)
+
+
+def _shape(head: str) -> str:
+    text = head.lstrip("\ufeff \t\r\n")
+    if not text:
+        return "empty"
+    if text[0] == "[":
+        return "array"
+    if text[0] != "{":
+        return "other"
+    first = text.split("\n", 1)[0].strip()
+    rest = text.split("\n", 1)[1].lstrip() if "\n" in text else ""
+    if rest.startswith("{"):
+        try:
+            json.loads(first)
+        except ValueError:
+            return "object"
+        return "lines"
+    return "object"
+
+
+def candidates(head: bytes) -> list[str]:
+    """Every format whose signature fits the first bytes of a file."""
+    text = head.decode("utf-8", errors="replace")
+    shape = _shape(text)
+    found = []
+    for name, (want, patterns) in _SIGNATURES.items():
+        if want == "lines" and shape not in ("lines", "object"):
+            continue
+        if want == "object" and shape not in ("object", "lines"):
+            continue
+        if want == "array" and shape != "array":
+            continue
+        if all(re.search(p, text) for p in patterns):
+            found.append(name)
+    if "sglang" in found and "vllm" in found:
+        found.remove("vllm")  # SGLang's result lines carry vLLM's keys plus their own
+    if "aiperf" in found and shape == "object" and "aiperf-summary" in found:
+        found.remove("aiperf")
+    return found
+
+
+def not_a_run_hint(head: bytes) -> str | None:
+    """What a known summary-only file is, so the error can say what to pass instead."""
+    text = head.decode("utf-8", errors="replace")
+    for pattern, hint in _NOT_RUNS:
+        if re.search(pattern, text):
+            return hint
+    return None
+
+
+def is_empty(head: bytes) -> bool:
+    return not head.strip(b"\xef\xbb\xbf \t\r\n")

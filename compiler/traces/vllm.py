@@ -1,0 +1,147 @@
+"""vLLM `benchmark_serving.py` / `vllm bench serve` result JSON (old and new key names)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import numpy as np
+
+from cmpc.traces import jsonscan
+from cmpc.traces.common import build_requests, column, number, pick_fields, ragged_from_lists
+from cmpc.traces.jsonscan import TraceError
+from cmpc.traces.table import Published, Run, row_sums
+
+NAME = "vllm"
+SIGNATURE = (r'"(request_throughput|total_token_throughput|mean_ttft_ms|median_ttft)"',)
+FIELDS = (
+    "backend", "model_id", "tokenizer_id", "num_prompts", "request_rate", "burstiness",
+    "max_concurrency", "date", "label",
+)  # fmt: skip
+FIELD_RENAME = {"model_id": "model"}
+
+# Metric names of vLLM (and SGLang) summaries, mapped to cmpc's.
+METRIC_NAMES = {"ttft": "ttft", "tpot": "tpot", "itl": "chunk_gap", "e2el": "e2el",
+                "e2e_latency": "e2el"}  # fmt: skip
+_STAT_KEY = re.compile(r"^(mean|median|std|min|max|p\d+(?:\.\d+)?)_([a-z0-9_]+?)(_ms)?$")
+
+
+def published_latency(doc: Mapping) -> dict[str, dict[str, float]]:
+    """`{mean,median,std,pNN}_{metric}_ms` keys (or bare keys in seconds) as cmpc stats."""
+    out: dict[str, dict[str, float]] = {}
+    for key, value in doc.items():
+        match = _STAT_KEY.match(key)
+        if not match or match.group(2) not in METRIC_NAMES or value is None:
+            continue
+        scale = 1e-3 if match.group(3) else 1.0
+        stat = match.group(1)
+        out.setdefault(METRIC_NAMES[match.group(2)], {})[stat] = number(value, f"`{key}`") * scale
+    return out
+
+
+def _count(doc: Mapping, key: str) -> int | None:
+    value = doc.get(key)
+    return None if value is None else int(number(value, f"`{key}`"))
+
+
+def published(doc: Mapping) -> Published:
+    """The summary part of a result file, for runs saved without per-request arrays."""
+    completed = _count(doc, "completed")
+    failed = _count(doc, "failed")
+    prompts = _count(doc, "num_prompts")
+    if failed is None and completed is not None and prompts is not None:
+        failed = prompts - completed
+    total = completed + failed if completed is not None and failed is not None else prompts
+
+    def opt(key: str) -> float | None:
+        return number(doc.get(key), f"`{key}`", optional=True)
+
+    total_in = opt("total_input_tokens")
+    total_out = opt("total_output_tokens")
+    inp = opt("input_throughput") or opt("request_inthroughput")
+    out_tp = opt("output_throughput")
+    tot = opt("total_token_throughput") or opt("total_throughput")
+    if inp is None and tot is not None and out_tp is not None:
+        inp = tot - out_tp
+    if tot is None and inp is not None and out_tp is not None:
+        tot = inp + out_tp
+    return Published(
+        total=total,
+        succeeded=completed,
+        failed=failed,
+        input_tokens=total_in,
+        output_tokens=total_out,
+        throughput={
+            "requests": opt("request_throughput"),
+            "input": inp,
+            "output": out_tp,
+            "total": tot,
+        },
+        latency=published_latency(doc),
+    )
+
+
+def run_from_doc(
+    path: str, doc: Mapping, arrays: Mapping, fmt: str, index: int, record: str
+) -> Run:
+    """One run from a vLLM-style result object (also used for SGLang lines)."""
+    fields = pick_fields(doc, FIELDS, FIELD_RENAME)
+    duration = number(doc.get("duration"), "`duration`", optional=True)
+    if "ttfts" not in doc:
+        return Run(
+            path, fmt, index, fields, published=published(doc), duration_s=duration, record=record
+        )
+    ttft = column(doc, "ttfts")
+    n = ttft.size
+    errors = doc.get("errors")
+    if isinstance(errors, list):
+        if len(errors) != n:
+            raise TraceError(
+                f"`errors` has {len(errors)} entries but the run has {n} requests",
+                "`errors`",
+                "E313",
+            )
+        ok = np.array([not e for e in errors], dtype=bool)
+    else:
+        ok = np.ones(n, dtype=bool)
+    if "itls" in arrays:
+        gaps = arrays["itls"]
+    elif "itls" in doc:
+        gaps = ragged_from_lists(doc["itls"], "itls")
+    else:
+        gaps = None
+    if gaps is not None and gaps.counts.size != n:
+        raise TraceError(
+            f"`itls` has {gaps.counts.size} entries but the run has {n} requests", "`itls`", "E313"
+        )
+    reconstructed = False
+    if isinstance(doc.get("latencies"), list):
+        e2el = column(doc, "latencies", n)
+    elif gaps is not None:
+        e2el = ttft + row_sums(gaps.values, gaps.counts)
+        reconstructed = True
+    else:
+        e2el = None
+    if gaps is not None and not np.all(ok):
+        keep = np.repeat(ok, gaps.counts)
+        gaps = jsonscan.Ragged(gaps.values[keep], np.where(ok, gaps.counts, 0))
+    requests = build_requests(
+        ok,
+        gaps=gaps,
+        ttft=ttft,
+        e2el=e2el,
+        start=column(doc, "start_times", n) if isinstance(doc.get("start_times"), list) else None,
+        input_tokens=column(doc, "input_lens", n) if "input_lens" in doc else None,
+        output_tokens=column(doc, "output_lens", n) if "output_lens" in doc else None,
+        e2el_reconstructed=reconstructed,
+    )
+    if duration is None:
+        raise TraceError("the run has no `duration`", "`duration`", "E312")
+    return Run(path, fmt, index, fields, requests=requests, duration_s=duration, record=record)
+
+
+def read(path: str, fmt: str = NAME) -> list[Run]:
+    doc, arrays = jsonscan.load(path, ("itls",))
+    if not isinstance(doc, dict):
+        raise TraceError("a vLLM result file holds one JSON object", "line 1", "E305")
+    return [run_from_doc(path, doc, arrays, fmt, 0, "")]
