@@ -54,7 +54,7 @@ def test_check_valid_is_zero_and_silent(capsys):
 def test_three_problems_in_one_run(tmp_path, capsys):
     spec = tmp_path / "bad.cmp"
     spec.write_text(THREE_ERRORS)
-    code, out, err = run(capsys, "check", str(spec))
+    code, _out, err = run(capsys, "check", str(spec))
     assert code == 1
     assert [line.split("]")[0] for line in err.splitlines() if line.startswith("error[")] == [
         "error[E104",
@@ -114,7 +114,7 @@ def test_internal_error_is_one_line_and_exit_two(capsys, monkeypatch):
         raise ZeroDivisionError("boom")
 
     monkeypatch.setattr(cmpc.verbs, "check_specs", boom)
-    code, out, err = run(capsys, "check", str(VALID))
+    code, _out, err = run(capsys, "check", str(VALID))
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("cmpc: internal error: ZeroDivisionError")
     assert "report" in err and "Traceback" not in err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -47,7 +48,8 @@ def test_real_specs_format_stably(path: Path):
 
 def test_canonical_layout():
     text = (
-        '# top\ncomparison   "x"{baseline b ; source s { role third_party;snapshot 2026-10-09 }\n\n\n'
+        '# top\ncomparison   "x"{baseline b ; '
+        "source s { role third_party;snapshot 2026-10-09 }\n\n\n"
         "  # about latency\n  latency {}   # none yet\n  tokens { count input+output }\n"
         "  list 1 ,2\n}  # end\n# tail\n"
     )
@@ -112,7 +114,7 @@ def _lexes_back(seq) -> bool:
     """A number followed by a unit word would re-lex as a quantity: not a printable tree."""
     return not any(
         isinstance(a, st.Number) and isinstance(b, st.Name) and _UNIT_WORD.fullmatch(b.value)
-        for a, b in zip(seq, seq[1:], strict=False)
+        for a, b in itertools.pairwise(seq)
     )
 
 

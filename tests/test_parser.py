@@ -133,7 +133,7 @@ def test_missing_brace_at_end_of_file_points_after_the_last_text():
 
 
 def test_eof_error_is_zero_width_at_end():
-    d, where = error_of('comparison "x" {\n  a b |')
+    d, _where = error_of('comparison "x" {\n  a b |')
     assert d.code == "E001" and d.span.start == d.span.end == len('comparison "x" {\n  a b |')
     assert "end of file" in d.message
 
@@ -161,5 +161,5 @@ def test_error_positions(text, code, where):
 
 
 def test_unicode_columns_count_characters():
-    d, where = error_of('c {\n  t "é✓" @\n}\n')
+    _d, where = error_of('c {\n  t "é✓" @\n}\n')
     assert where == (2, 10)
