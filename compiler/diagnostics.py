@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
-from importlib import resources
 
 from cmpc.source import SourceFile, Span
 
@@ -72,6 +70,9 @@ class CodeInfo:
 @cache
 def codes() -> dict[str, CodeInfo]:
     """Every registered code, read from the `codes/*.toml` tables shipped with the package."""
+    import tomllib
+    from importlib import resources
+
     table: dict[str, CodeInfo] = {}
     for entry in sorted(resources.files("cmpc.codes").iterdir(), key=lambda p: p.name):
         if not entry.name.endswith(".toml"):

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import tempfile
 from functools import cache
 from importlib import resources
+from pathlib import Path
 
 from cmpc.diagnostics import Diagnostic, error
 from cmpc.ir import Comparison
@@ -25,10 +28,31 @@ def _validator():
     return Draft202012Validator(ir_schema())
 
 
+def _memo_path(document: dict) -> Path:
+    """Where a previous run noted that exactly this IR, under exactly this schema, was valid."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps(ir_schema(), sort_keys=True).encode())
+    digest.update(json.dumps(document, sort_keys=True).encode())
+    return Path(tempfile.gettempdir()) / "cmpc-valid-ir" / digest.hexdigest()
+
+
 def validate_ir(comparison: Comparison, origins: dict[str, Span]) -> list[Diagnostic]:
-    """Schema errors of the IR, each placed at the spec text its IR path came from."""
+    """Schema errors of the IR, each placed at the spec text its IR path came from.
+
+    A valid IR is remembered by content hash (like lark's grammar cache), so re-checking an
+    unchanged spec skips importing jsonschema, the largest part of `cmpc check`'s start-up.
+    """
     document = comparison.to_json()
+    memo = _memo_path(document)
+    if memo.exists():
+        return []
     problems = sorted(_validator().iter_errors(document), key=lambda e: list(map(str, e.path)))
+    if not problems:
+        try:
+            memo.parent.mkdir(exist_ok=True)
+            memo.touch()
+        except OSError:
+            pass  # a read-only temp dir only costs speed
     return [_diagnostic(e, origins, comparison.file) for e in problems]
 
 
