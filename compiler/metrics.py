@@ -32,11 +32,10 @@ class Stats:
         """`mean`, `median`, `std`, `min`, `max` or `pNN`."""
         if statistic.startswith("p") and statistic not in ("p",):
             key = statistic[1:]
-            if key in self.percentiles:
-                return self.percentiles[key]
-            if key == "50":
+            value = self.percentiles.get(key)
+            if value is None and key == "50":
                 return self.median
-            return None
+            return value
         return getattr(self, statistic, None) if statistic in _FIELDS else None
 
     def to_json(self, scale: float, keys: Iterable[str]) -> dict:
@@ -78,8 +77,9 @@ def describe(x: np.ndarray, percentiles: Iterable[str], method: str = "linear") 
 
 
 def _published_stats(stats: Mapping[str, float], keys: Iterable[str]) -> Stats:
+    n = stats.get("n")
     return Stats(
-        n=None,
+        n=None if n is None else int(n),
         mean=stats.get("mean"),
         std=stats.get("std"),
         min=stats.get("min"),
@@ -124,6 +124,7 @@ class RunMetrics:
     slo_attainment: float | None = None
     slos: Mapping[str, float] | None = None
     e2el_reconstructed: bool = False
+    tool_stats: Mapping[str, Stats] = field(default_factory=dict)
     samples: Mapping[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     def latency_statistic(self, metric: str, statistic: str) -> float | None:
@@ -207,6 +208,10 @@ class RunMetrics:
                 "thresholds_ms": {k: v * 1000.0 for k, v in self.slos.items()},
                 "goodput_requests_per_s": self.goodput,
                 "attainment": self.slo_attainment,
+            }
+        if self.tool_stats:
+            out["tool_metrics"] = {
+                name: stats.to_json(1.0, keys) for name, stats in self.tool_stats.items()
             }
         if self.e2el_reconstructed:
             out["notes"] = ["e2el reconstructed as ttft + sum of chunk gaps (file lacks latencies)"]
@@ -346,6 +351,10 @@ def summarize(
         slo_attainment=attainment,
         slos=dict(slos) if slos else None,
         e2el_reconstructed=req.e2el_reconstructed,
+        tool_stats={
+            name: describe(col[ok & ~np.isnan(col)], keys, method)
+            for name, col in req.extra.items()
+        },
         samples=samples,
     )
     return metrics

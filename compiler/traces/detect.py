@@ -14,7 +14,7 @@ _SGLANG_KEYS = (
 )
 _AIPERF_KEYS = r'"(x_request_id|timestamp_ns|credit_phase|benchmark_phase)"'
 _SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "vllm": ("object", (_VLLM_KEYS,)),
+    "vllm": ("object", (_VLLM_KEYS, r'"completed"\s*:', r'"duration"\s*:')),
     "sglang": ("lines", (_SGLANG_KEYS,)),
     "aiperf": ("lines", (r'"metadata"\s*:', r'"metrics"\s*:', _AIPERF_KEYS)),
     "aiperf-summary": ("object", (r'"records"\s*:\s*\{', r'"tag"\s*:', r'"header"\s*:')),

@@ -217,3 +217,91 @@ def _load(data, arrays: tuple[str, ...]) -> tuple[object, dict[str, Ragged]]:
     for key in raggeds:
         doc[key] = None
     return doc, raggeds
+
+
+def load_bytes(data: bytes, arrays: tuple[str, ...] = ()) -> tuple[object, dict[str, Ragged]]:
+    """`load` for a document already in memory (one JSONL line)."""
+    return _load(data, arrays)
+
+
+def take_arrays(line: bytes, patterns: dict[str, re.Pattern]) -> tuple[bytes, dict[str, bytes]]:
+    """Cut flat number arrays out of one JSONL line: (line with nulls, name -> inner text).
+
+    Each pattern's group 1 must span the array including its brackets.
+    """
+    found: dict[str, bytes] = {}
+    spans = []
+    for name, pattern in patterns.items():
+        match = pattern.search(line)
+        if match:
+            spans.append((match.start(1), match.end(1), name))
+    if not spans:
+        return line, found
+    spans.sort()
+    parts = []
+    pos = 0
+    for start, end, name in spans:
+        if start < pos:
+            return line, {}
+        parts.append(line[pos:start])
+        parts.append(b"null")
+        found[name] = line[start + 1 : end - 1]
+        pos = end
+    parts.append(line[pos:])
+    return b"".join(parts), found
+
+
+class RaggedBuilder:
+    """Collects the text of one number array per record and parses them in large batches."""
+
+    def __init__(self, key: str):
+        self.key = key
+        self.counts: list[int] = []
+        self._rows: list[bytes] = []
+        self._where: list[str] = []
+        self._size = 0
+        self._pieces: list[np.ndarray] = []
+
+    def add(self, text: bytes | None, where: str) -> None:
+        """One record's array body (between the brackets); None or empty for no entries."""
+        if text is None or not text.strip(_SPACE):
+            self.counts.append(0)
+            return
+        if b"[" in text or b"{" in text:
+            raise TraceError(f"`{self.key}` should be a flat list of numbers", where, "E305")
+        self.counts.append(text.count(b",") + 1)
+        self._rows.append(text)
+        self._where.append(where)
+        self._size += len(text)
+        if self._size >= PIECE:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._rows:
+            return
+        try:
+            self._pieces.append(parse_number_text(b",".join(self._rows), self.key))
+        except TraceError:
+            for body, where in zip(self._rows, self._where, strict=True):
+                try:
+                    parse_number_text(body, self.key)
+                except TraceError as exc:
+                    raise TraceError(str(exc), where, exc.code) from None
+            raise
+        self._rows, self._where, self._size = [], [], 0
+
+    def finish(self) -> Ragged:
+        self._flush()
+        total = sum(p.size for p in self._pieces)
+        values = np.empty(total)
+        at = 0
+        for piece in self._pieces:
+            values[at : at + piece.size] = piece
+            at += piece.size
+        return Ragged(values, np.asarray(self.counts, dtype=np.int64))
+
+
+def read_document(path: str):
+    """A whole (small) JSON file, NaN/Infinity rejected, errors as TraceError."""
+    with open(path, "rb") as handle:
+        return loads(handle.read())

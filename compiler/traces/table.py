@@ -17,7 +17,9 @@ class Requests:
     """Per-request columns (seconds, tokens); `ok` marks successful requests.
 
     `gaps` holds every chunk gap of every request, flattened; request i owns
-    `gaps[gap_offsets[i]:gap_offsets[i + 1]]`. A column the format lacks is None.
+    `gaps[gap_offsets[i]:gap_offsets[i + 1]]`. A column the format lacks is None; NaN marks
+    a value missing for one request. `extra` keeps per-request figures under the tool's own
+    name and definition (e.g. LLMPerf's `inter_token_latency_s`, which includes TTFT).
     """
 
     ok: np.ndarray
@@ -31,6 +33,7 @@ class Requests:
     gap_offsets: np.ndarray | None = None
     chunk_tokens: np.ndarray | None = None
     e2el_reconstructed: bool = False
+    extra: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def count(self) -> int:

@@ -1,0 +1,148 @@
+"""cmpc's own JSONL trace: a header line, then one line per request (see docs/traces.md)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from cmpc.traces import jsonscan
+from cmpc.traces.common import build_requests, mapping, number
+from cmpc.traces.jsonscan import RaggedBuilder, TraceError
+from cmpc.traces.table import Run
+
+NAME = "cmpc"
+VERSION = 1
+_ARRAYS = {
+    "times": re.compile(rb'"chunk_times"\s*:\s*(\[[^\[\]]*\])'),
+    "tokens": re.compile(rb'"chunk_tokens"\s*:\s*(\[[^\[\]]*\])'),
+}
+_SCALARS = ("start", "first_token", "end", "input_tokens", "cached_input_tokens", "output_tokens")
+
+
+def _header(doc: object, where: str) -> dict:
+    doc = mapping(doc, where)
+    if doc.get("cmpc_trace") != VERSION:
+        raise TraceError(
+            f'the first line should be the header `{{"cmpc_trace": {VERSION}, ...}}`', where, "E305"
+        )
+    fields = doc.get("fields", {})
+    fields = mapping(fields, f"{where}: `fields`")
+    for key, value in fields.items():
+        if value is not None and not isinstance(value, str | int | float):
+            raise TraceError(f"field `{key}` should be a string or a number", where, "E305")
+    return doc
+
+
+def read(path: str, fmt: str = NAME) -> list[Run]:
+    header = None
+    rows: list[dict] = []
+    wheres: list[str] = []
+    times = RaggedBuilder("chunk_times")
+    tokens = RaggedBuilder("chunk_tokens")
+    with open(path, "rb") as handle:
+        for number_, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            where = f"line {number_}"
+            if header is None:
+                header = _header(jsonscan.loads(raw, where), where)
+                continue
+            line, arrays = jsonscan.take_arrays(raw, _ARRAYS)
+            doc = mapping(jsonscan.loads(line, where) if arrays else _loads(raw, where), where)
+            for key in ("chunk_times", "chunk_tokens"):
+                value = doc.get(key)
+                name = "times" if key == "chunk_times" else "tokens"
+                if name in arrays:
+                    continue
+                if value is not None and not isinstance(value, list):
+                    raise TraceError(f"`{key}` should be a list of numbers", where, "E305")
+                if value:
+                    arrays[name] = b",".join(repr(number(v, f"`{key}`")).encode() for v in value)
+            times.add(arrays.get("times"), where)
+            tokens.add(arrays.get("tokens"), where)
+            rows.append(doc)
+            wheres.append(where)
+    if header is None:
+        raise TraceError("the file has no header line", "line 1", "E312")
+    return [_build(path, fmt, header, rows, wheres, times.finish(), tokens.finish())]
+
+
+def _loads(raw: bytes, where: str):
+    try:
+        return jsonscan.loads(raw)
+    except TraceError as exc:
+        raise TraceError(str(exc), f"{where}, {exc.record}", exc.code) from None
+
+
+def _build(path, fmt, header, rows, wheres, times, tokens) -> Run:
+    n = len(rows)
+    ok = np.zeros(n, dtype=bool)
+    cols = {k: np.full(n, np.nan) for k in _SCALARS}
+    for i, doc in enumerate(rows):
+        err = doc.get("error")
+        if err not in (None, "") and not isinstance(err, str):
+            raise TraceError("`error` should be null or a message", wheres[i], "E305")
+        ok[i] = not err
+        for key in _SCALARS:
+            cols[key][i] = np.nan if doc.get(key) is None else number(doc[key], f"`{key}`")
+        if np.isnan(cols["start"][i]):
+            raise TraceError("the request has no `start` time", wheres[i], "E312")
+    counts = times.counts
+    if tokens.values.size and not np.array_equal(tokens.counts, counts):
+        bad = int(np.flatnonzero(tokens.counts != counts)[0])
+        raise TraceError("`chunk_tokens` and `chunk_times` differ in length", wheres[bad], "E313")
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    has = counts > 0
+    first = np.full(n, np.nan)
+    last = np.full(n, np.nan)
+    first[has] = times.values[offsets[:-1][has]]
+    last[has] = times.values[offsets[1:][has] - 1]
+    diffs = np.diff(times.values)
+    keep = np.ones(diffs.size, dtype=bool)
+    cut = offsets[1:-1] - 1
+    keep[cut[(cut >= 0) & (cut < diffs.size)]] = False
+    gaps = diffs[keep]
+    gap_counts = np.maximum(counts - 1, 0)
+    row_of_gap = np.repeat(np.arange(n), gap_counts)
+    if np.any(gaps < 0):
+        i = int(row_of_gap[np.flatnonzero(gaps < 0)[0]])
+        raise TraceError("`chunk_times` go backwards", wheres[i], "E308")
+    start = cols["start"]
+    first_token = np.where(np.isnan(cols["first_token"]), first, cols["first_token"])
+    end = np.where(np.isnan(cols["end"]), last, cols["end"])
+    for label, bad in (
+        ("the first chunk comes before `start`", has & (first < start)),
+        ("`first_token` comes after the first chunk", has & (first_token > first)),
+        ("`end` comes before the last chunk", has & (end < last)),
+        ("`first_token` comes before `start`", first_token < start),
+    ):
+        if np.any(bad):
+            raise TraceError(label, wheres[int(np.flatnonzero(bad)[0])], "E308")
+    output = cols["output_tokens"]
+    if tokens.values.size:
+        sums = np.zeros(n)
+        np.add.at(sums, np.repeat(np.arange(n), counts), tokens.values)
+        output = np.where(np.isnan(output), np.where(has, sums, np.nan), output)
+    cached = cols["cached_input_tokens"]
+    if np.any(cached > cols["input_tokens"]):
+        i = int(np.flatnonzero(cached > cols["input_tokens"])[0])
+        raise TraceError("`cached_input_tokens` exceeds `input_tokens`", wheres[i], "E305")
+    gap_ok = np.repeat(ok, gap_counts)
+    requests = build_requests(
+        ok,
+        gaps=jsonscan.Ragged(gaps[gap_ok], np.where(ok, gap_counts, 0)),
+        start=start - np.min(start) if n else start,
+        ttft=first_token - start,
+        e2el=end - start,
+        input_tokens=cols["input_tokens"],
+        cached_input_tokens=None if np.all(np.isnan(cached)) else cached,
+        output_tokens=output,
+        chunk_tokens=tokens.values if tokens.values.size else None,
+    )
+    duration = number(header.get("duration_s"), "`duration_s`", optional=True)
+    if duration is None and n and np.any(ok):
+        duration = float(np.nanmax(end[ok]) - np.min(start))
+    fields = dict(header.get("fields", {}))
+    return Run(path, fmt, 0, fields, requests=requests, duration_s=duration)

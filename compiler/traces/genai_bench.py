@@ -1,0 +1,56 @@
+"""sgl-project genai-bench run JSON: per-request metrics plus the run's aggregate."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cmpc.traces import jsonscan
+from cmpc.traces.common import build_requests, mapping, number, pick_fields
+from cmpc.traces.jsonscan import TraceError
+from cmpc.traces.table import Run
+
+NAME = "genai-bench"
+_TOOL_METRICS = ("tpot", "output_latency", "output_inference_speed", "input_throughput",
+                 "output_throughput")  # fmt: skip
+
+
+def read(path: str, fmt: str = NAME) -> list[Run]:
+    doc = mapping(jsonscan.read_document(path), "the document")
+    items = doc.get("individual_request_metrics")
+    if not isinstance(items, list):
+        raise TraceError("`individual_request_metrics` should be a list",
+                         "`individual_request_metrics`", "E305")  # fmt: skip
+    agg = doc.get("aggregated_metrics") if isinstance(doc.get("aggregated_metrics"), dict) else {}
+    unit = doc.get("_time_unit", "s")
+    scale = {"s": 1.0, "ms": 1e-3}.get(unit)
+    if scale is None:
+        raise TraceError(f"unknown `_time_unit` {unit!r}", "`_time_unit`", "E305")
+    n = len(items)
+    ok = np.zeros(n, dtype=bool)
+    names = ("ttft", "e2e_latency", "num_input_tokens", "num_output_tokens", *_TOOL_METRICS)
+    cols = {k: np.full(n, np.nan) for k in names}
+    for i, item in enumerate(items):
+        where = f"individual_request_metrics[{i}]"
+        item = mapping(item, f"`{where}`")
+        if item.get("error_code") is not None:
+            continue
+        ok[i] = True
+        for key in names:
+            value = number(item.get(key), f"`{where}.{key}`", optional=True)
+            if value is not None:
+                cols[key][i] = value
+    time_scaled = ("ttft", "e2e_latency", "tpot", "output_latency")
+    for key in time_scaled:
+        cols[key] *= scale
+    requests = build_requests(
+        ok,
+        ttft=cols["ttft"],
+        e2el=cols["e2e_latency"],
+        input_tokens=cols["num_input_tokens"],
+        output_tokens=cols["num_output_tokens"],
+        extra={key: cols[key] for key in _TOOL_METRICS},
+    )
+    duration = number(agg.get("run_duration"), "`aggregated_metrics.run_duration`", optional=True)
+    fields = pick_fields(agg, ("scenario", "num_concurrency", "batch_size", "iteration_type"),
+                         {"num_concurrency": "conc"})  # fmt: skip
+    return [Run(path, fmt, 0, fields, requests=requests, duration_s=duration)]

@@ -1,0 +1,74 @@
+"""GuideLLM `benchmarks.json`: one run per benchmark, per-request start/first/last/end times."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cmpc.traces import jsonscan
+from cmpc.traces.common import build_requests, mapping, number
+from cmpc.traces.jsonscan import TraceError
+from cmpc.traces.table import Run
+
+NAME = "guidellm"
+_GROUPS = ("successful", "errored", "incomplete")
+
+
+def _benchmark(path: str, fmt: str, index: int, bench: dict) -> Run:
+    where = f"benchmarks[{index}]"
+    groups = mapping(bench.get("requests"), f"`{where}.requests`")
+    rows: list[tuple[bool, dict, str]] = []
+    for group in _GROUPS:
+        items = groups.get(group) or []
+        if not isinstance(items, list):
+            raise TraceError(f"`{where}.requests.{group}` should be a list", where, "E305")
+        for i, item in enumerate(items):
+            rows.append((group == "successful", item, f"{where}.requests.{group}[{i}]"))
+    n = len(rows)
+    names = ("start_time", "end_time", "first_token_time", "last_token_time",
+             "prompt_tokens", "output_tokens")  # fmt: skip
+    cols = {k: np.full(n, np.nan) for k in names}
+    ok = np.zeros(n, dtype=bool)
+    for i, (good, item, rwhere) in enumerate(rows):
+        item = mapping(item, f"`{rwhere}`")
+        ok[i] = good
+        for key in names:
+            value = number(item.get(key), f"`{rwhere}.{key}`", optional=not good)
+            if value is not None:
+                cols[key][i] = value
+    start = cols["start_time"]
+    origin = np.nanmin(start) if n and not np.all(np.isnan(start)) else 0.0
+    requests = build_requests(
+        ok,
+        start=start - origin,
+        ttft=cols["first_token_time"] - start,
+        e2el=cols["end_time"] - start,
+        input_tokens=cols["prompt_tokens"],
+        output_tokens=cols["output_tokens"],
+    )
+    duration = number(bench.get("duration"), f"`{where}.duration`", optional=True)
+    if duration is None and "start_time" in bench and "end_time" in bench:
+        duration = number(bench["end_time"], where) - number(bench["start_time"], where)
+    fields: dict = {}
+    args = bench.get("args") if isinstance(bench.get("args"), dict) else {}
+    strategy = args.get("strategy") if isinstance(args.get("strategy"), dict) else {}
+    if isinstance(strategy.get("type_"), str):
+        fields["strategy"] = strategy["type_"]
+    for key, name in (("rate", "request_rate"), ("max_concurrency", "max_concurrency"),
+                      ("streams", "conc")):  # fmt: skip
+        value = strategy.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            fields[name] = value
+    worker = bench.get("worker") if isinstance(bench.get("worker"), dict) else {}
+    if isinstance(worker.get("backend_model"), str):
+        fields["model"] = worker["backend_model"]
+    return Run(path, fmt, index, fields, requests=requests, duration_s=duration, record=where)
+
+
+def read(path: str, fmt: str = NAME) -> list[Run]:
+    doc = mapping(jsonscan.read_document(path), "the document")
+    benches = doc.get("benchmarks")
+    if not isinstance(benches, list) or not benches:
+        raise TraceError("`benchmarks` should be a non-empty list", "`benchmarks`", "E305")
+    return [
+        _benchmark(path, fmt, i, mapping(b, f"`benchmarks[{i}]`")) for i, b in enumerate(benches)
+    ]

@@ -1,0 +1,32 @@
+"""SGLang `bench_serving` output: one JSON result per line, appended run after run."""
+
+from __future__ import annotations
+
+from cmpc.traces import jsonscan
+from cmpc.traces.jsonscan import TraceError
+from cmpc.traces.table import Run
+from cmpc.traces.vllm import run_from_doc
+
+NAME = "sglang"
+
+
+def read(path: str, fmt: str = NAME) -> list[Run]:
+    runs: list[Run] = []
+    with open(path, "rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"line {number}"
+            try:
+                doc, arrays = jsonscan.load_bytes(line, ("itls",))
+            except TraceError as exc:
+                raise TraceError(str(exc), where, exc.code) from None
+            if not isinstance(doc, dict):
+                raise TraceError("each line should be a JSON object", where, "E305")
+            try:
+                runs.append(run_from_doc(path, doc, arrays, fmt, len(runs), where))
+            except TraceError as exc:
+                raise TraceError(
+                    f"{exc}", f"{where}, {exc.record}" if exc.record else where, exc.code
+                ) from None
+    return runs
