@@ -7,11 +7,13 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from cmpc.diagnostics import Diagnostic, error, warning
+from cmpc.cost import gpus_from_parallelism
+from cmpc.diagnostics import Diagnostic, error, has_errors, warning
 from cmpc.frontier import Method, Point, Read, pareto_frontier, read_all
+from cmpc.metrics import RunMetrics, summarize
 from cmpc.outcome import Outcome
+from cmpc.traces import load_runs
 
 STATISTIC = re.compile(r"^(mean|median|p\d+(\.\d+)?)$")
 RECIPE_FIELDS = ("tp", "pp", "pcp", "ep", "dcp")
@@ -62,15 +64,22 @@ class SweepRun:
 
     @property
     def concurrency(self) -> float | None:
-        value = self.fields.get("conc")
+        value = self.fields.get("conc", self.fields.get("max_concurrency"))
         return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
     @property
     def recipe(self) -> str:
         parts = []
         for key in RECIPE_FIELDS:
-            # API rows name the decode pool's parallelism only (`decode_tp`, ...).
-            value = self.fields.get(key, self.fields.get(f"decode_{key}"))
+            # InferenceX names some sizes `dcp_size`, and API rows name the decode pool's only.
+            value = next(
+                (
+                    self.fields[name]
+                    for name in (key, f"{key}_size", f"decode_{key}")
+                    if self.fields.get(name) is not None
+                ),
+                None,
+            )
             is_number = isinstance(value, int | float) and not isinstance(value, bool)
             if is_number and (key == "tp" or value > 1):
                 parts.append(f"{key}{value:g}")
@@ -118,80 +127,48 @@ def sweep(points: Iterable[Point], targets: Sequence[float], method: Method | st
 # Reading runs
 
 
-def _inferencex_rows(doc: object) -> list[tuple[str, dict]]:
-    """(record, flat row) pairs of an InferenceX aggregate file, API response or single row."""
-    if isinstance(doc, dict) and isinstance(doc.get("benchmarks"), list):
-        items, prefix = doc["benchmarks"], "benchmarks"
-    elif isinstance(doc, dict) and isinstance(doc.get("sample_rows"), list):
-        items, prefix = doc["sample_rows"], "sample_rows"
-    elif isinstance(doc, list):
-        items, prefix = doc, ""
-    elif isinstance(doc, dict):
-        return [("", _flatten(doc))]
-    else:
-        return []
-    return [
-        (f"`{prefix}[{i}]`", _flatten(item))
-        for i, item in enumerate(items)
-        if isinstance(item, dict)
-    ]
-
-
-def _flatten(item: dict) -> dict:
-    """An API row keeps its statistics under `metrics`; lift them beside the identity fields."""
-    row = {k: v for k, v in item.items() if k != "metrics"}
-    if isinstance(item.get("metrics"), dict):
-        row.update(item["metrics"])
-    return row
-
-
-def _number(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+def _gpus(metrics: RunMetrics) -> float | None:
+    """GPUs behind a run: as the file states it, else tp·pp·pcp from the run's fields."""
+    if metrics.num_gpus:
+        return metrics.num_gpus
+    sizes = {}
+    for key in ("tp", "pp", "pcp"):
+        value = metrics.fields.get(key, metrics.fields.get(f"{key}_size"))
+        if value is not None and not isinstance(value, int | float):
+            return None
+        sizes[key] = int(value) if value else 1
+    if metrics.fields.get("tp") is None:
         return None
-    return float(value) if math.isfinite(value) else None
+    return gpus_from_parallelism(sizes["tp"], sizes["pp"], sizes["pcp"])
 
 
-def _row_interactivity(row: Mapping[str, object], statistic: str) -> float | None:
-    # InferenceX re-derives interactivity as 1/statistic(TPOT) because some writers emit
-    # statistic(1/TPOT); the TPOT column is the one to trust.
-    tpot = _number(row.get(f"{statistic}_tpot"))
-    if tpot is not None and tpot > 0:
-        return 1.0 / tpot
-    return _number(row.get(f"{statistic}_intvty"))
+def _throughput_per_gpu(metrics: RunMetrics) -> float | None:
+    if metrics.tput_per_gpu is not None:
+        return metrics.tput_per_gpu
+    total, gpus = metrics.throughput("total"), _gpus(metrics)
+    return None if total is None or not gpus else total / gpus
 
 
-def _read_inferencex(path: str, statistic: str) -> tuple[list[SweepRun], list[Diagnostic]]:
-    """A minimal reader of InferenceX aggregate rows (flat `agg_*.json` or API responses)."""
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or type(exc).__name__
-        return [], [error("E300", f"cannot read run file: {str(reason).lower()}", file=path)]
-    except json.JSONDecodeError as exc:
-        return [], [
-            error(
-                "E300", f"run file is not JSON: {exc.msg}", file=path, record=f"line {exc.lineno}"
-            )
-        ]
-    runs = []
-    for record, row in _inferencex_rows(doc):
-        if "tput_per_gpu" not in row:
-            continue
-        fields = {k: v for k, v in row.items() if not isinstance(v, dict | list)}
-        interactivity = _row_interactivity(row, statistic)
-        runs.append(SweepRun(path, record, fields, interactivity, _number(row.get("tput_per_gpu"))))
-    return runs, []
+def _sweep_run(metrics: RunMetrics, statistic: str) -> SweepRun:
+    return SweepRun(
+        file=metrics.path,
+        record=metrics.record,
+        fields=metrics.fields,
+        interactivity=metrics.interactivity(statistic),
+        throughput_per_gpu=_throughput_per_gpu(metrics),
+    )
 
 
 def load_sweep_runs(
     files: Sequence[str], trace_format: str | None, statistic: str
 ) -> tuple[list[SweepRun], list[Diagnostic]]:
     """Every run or aggregate row of the files, with its point at the statistic."""
+    percentiles = (statistic[1:],) if statistic.startswith("p") else ()
     runs, problems = [], []
     for path in files:
-        found, diagnostics = _read_inferencex(path, statistic)
-        runs.extend(found)
+        found, diagnostics = load_runs(path, format=trace_format)
         problems.extend(diagnostics)
+        runs.extend(_sweep_run(summarize(run, percentiles=percentiles), statistic) for run in found)
     return runs, problems
 
 
@@ -291,15 +268,25 @@ def render_table(result: SweepResult, statistic: str, method: Method) -> str:
 # The verb
 
 
+def _finite(value: float | None) -> bool:
+    return value is not None and math.isfinite(value)
+
+
 def _unusable(run: SweepRun, statistic: str) -> Diagnostic:
-    missing = "interactivity" if run.interactivity is None else "throughput per GPU"
+    if not _finite(run.interactivity):
+        return warning(
+            "W412",
+            f"run gives no sweep point: no interactivity at statistic `{statistic}`",
+            file=run.file,
+            record=run.record or None,
+            help="choose a statistic the file publishes, or use per-request traces",
+        )
     return warning(
         "W412",
-        f"run gives no sweep point: no {missing} at statistic `{statistic}`"
-        if run.interactivity is None
-        else f"run gives no sweep point: no {missing}",
+        "run gives no sweep point: no throughput per GPU",
         file=run.file,
         record=run.record or None,
+        notes=("the run does not say how many GPUs served it (no `num_gpus` or `tp`)",),
     )
 
 
@@ -367,12 +354,12 @@ def run_sweep(
     where_text = ", ".join(files)
     points = []
     for run in kept:
-        if run.interactivity is None or run.throughput_per_gpu is None:
+        if not _finite(run.interactivity) or not _finite(run.throughput_per_gpu):
             diagnostics.append(_unusable(run, statistic))
             continue
         points.append(Point(run.interactivity, run.throughput_per_gpu, run.concurrency, run.recipe))
     if not points:
-        if not any(d.code == "E300" for d in diagnostics):
+        if not has_errors(diagnostics):
             diagnostics.append(_no_points(runs, filters, where_text))
         return Outcome(diagnostics=tuple(diagnostics), checked=len(files))
     mixed = _mixed(kept, where_text)

@@ -83,7 +83,7 @@ def test_other_statistics_use_their_own_tpot_column(tpu_sweep):
 
 
 def test_api_rows_with_nested_metrics():
-    doc = _json(run_sweep([LOOKUP], where=["hardware=b200"], at=[10], as_json=True))
+    doc = _json(run_sweep([LOOKUP], where=["hw=b200"], at=[10], as_json=True))
     assert len(doc["points"]) == 5
     assert doc["reads"][0]["reachable"]
 
