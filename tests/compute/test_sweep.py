@@ -153,3 +153,46 @@ def test_cli_prints_the_read(capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "2600.2" in out
+
+
+def _cmpc_trace(path, conc: int, tpot: float, tp: int = 4) -> str:
+    """A cmpc JSONL run: `conc` requests of 100 output tokens at a fixed per-token pace."""
+    lines = [json.dumps({"cmpc_trace": 1, "fields": {"tp": tp, "pp": 2, "conc": conc}})]
+    for i in range(conc):
+        start = 0.01 * i
+        first = start + 0.2
+        lines.append(
+            json.dumps(
+                {
+                    "start": start,
+                    "first_token": first,
+                    "end": first + 99 * tpot * (1 + 0.01 * i),
+                    "input_tokens": 1000,
+                    "output_tokens": 100,
+                }
+            )
+        )
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_per_request_traces_use_tp_pp_from_their_fields(tmp_path):
+    from cmpc.metrics import summarize
+    from cmpc.traces import load_runs
+
+    files = [
+        _cmpc_trace(tmp_path / f"c{conc}.jsonl", conc, tpot)
+        for conc, tpot in ((4, 0.010), (16, 0.020), (64, 0.045))
+    ]
+    doc = _json(run_sweep(files, at=[40], as_json=True))
+    assert [p["concurrency"] for p in doc["frontier"]] == [64, 16, 4]
+    assert {p["recipe"] for p in doc["points"]} == {"tp4 pp2"}
+    (run,), _ = load_runs(files[0])
+    metrics = summarize(run)
+    point = next(p for p in doc["points"] if p["concurrency"] == 4)
+    assert point["throughput_per_gpu"] == pytest.approx(metrics.throughput("total") / 8)
+    assert point["interactivity_tok_s_user"] == pytest.approx(
+        1 / metrics.latency_statistic("tpot", "median")
+    )
+    (read,) = doc["reads"]
+    assert read["reachable"] and [k["concurrency"] for k in read["knots"]] == [64, 16]
