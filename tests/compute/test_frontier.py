@@ -211,7 +211,8 @@ def monotone_frontiers(draw):
     xs = list(np.cumsum(gaps))
     ys = list(1e5 - np.cumsum(drops))
     fracs = draw(st.lists(st.floats(0, 1), min_size=1, max_size=8))
-    targets = [xs[0] + f * (xs[-1] - xs[0]) for f in fracs]
+    # min() keeps f = 1 from rounding past the last knot.
+    targets = [min(xs[0] + f * (xs[-1] - xs[0]), xs[-1]) for f in fracs]
     return tuple(Point(x, y) for x, y in zip(xs, ys, strict=True)), targets
 
 
