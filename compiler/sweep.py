@@ -228,7 +228,7 @@ def render_table(result: SweepResult, statistic: str, method: Method) -> str:
     on_frontier = set(result.frontier)
     lines = [
         f"points: {len(result.points)} runs; interactivity = 1 / {statistic} TPOT (tok/s/user);"
-        " throughput = total tok/s per GPU"
+        " throughput = total (input + output) tok/s per GPU"
     ]
     rows = [
         [
@@ -347,6 +347,15 @@ def run_sweep(
                 help="use median, mean or pNN (e.g. p90)",
             )
         )
+    problems.extend(
+        error(
+            "E411",
+            f"`--at {target:g}` is not a positive interactivity",
+            help="give a target in tok/s/user, e.g. `--at 50`",
+        )
+        for target in at
+        if not (math.isfinite(target) and target > 0)
+    )
     if problems:
         return Outcome(diagnostics=tuple(problems), exit_code=2)
     runs, diagnostics = load_sweep_runs(files, trace_format, statistic)

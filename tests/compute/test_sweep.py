@@ -94,6 +94,8 @@ def test_api_rows_with_nested_metrics():
         ({"where": ["tp8"]}, "E411", 2),
         ({"statistic": "p9x"}, "E411", 2),
         ({"where": ["tp=4"]}, "E412", 1),
+        ({"at": [float("nan")]}, "E411", 2),
+        ({"at": [-5]}, "E411", 2),
     ],
 )
 def test_bad_filters_and_statistics(kwargs, code, exit_code):
