@@ -42,8 +42,15 @@ def _int_value(metrics: Mapping, name: str, where: str) -> int | None:
     return value
 
 
+# Record metrics kept under AIPerf's names and display units, for `tool_metrics`.
+TOOL_METRICS = ("ttst", "inter_token_latency", "output_token_throughput_per_user",
+                "input_sequence_length", "output_sequence_length", "output_token_count",
+                "reasoning_token_count")  # fmt: skip
+
+
 def read_records(path: str, fmt: str) -> list[Run]:
     ttft, e2el, isl, osl, ok = [], [], [], [], []
+    extra: dict[str, list] = {name: [] for name in TOOL_METRICS}
     first_ns: list[int] = []
     last_ns: list[int] = []
     gaps = RaggedBuilder("inter_chunk_latency")
@@ -74,11 +81,13 @@ def read_records(path: str, fmt: str) -> list[Run]:
             metrics = mapping(doc.get("metrics", {}), f"{where}: `metrics`")
             if doc.get("error"):
                 ok.append(False)
-                for col in (ttft, e2el, isl, osl):
+                for col in (ttft, e2el, isl, osl, *extra.values()):
                     col.append(np.nan)
                 gaps.add(None, where)
                 continue
             ok.append(True)
+            for name, values in extra.items():
+                values.append(_value(metrics, name, where))
             ttft.append(_value(metrics, "ttft", where))
             e2el.append(_value(metrics, "request_latency", where))
             isl.append(_value(metrics, "input_sequence_length", where))
@@ -128,6 +137,10 @@ def read_records(path: str, fmt: str) -> list[Run]:
         e2el=col(e2el, _MS),
         input_tokens=col(isl),
         output_tokens=col(osl),
+        extra={
+            name: np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+            for name, values in extra.items()
+        },
     )
     return [Run(path, fmt, 0, {}, requests=requests, duration_s=duration)]
 

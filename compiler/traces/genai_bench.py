@@ -48,7 +48,7 @@ def read(path: str, fmt: str = NAME) -> list[Run]:
         e2el=cols["e2e_latency"],
         input_tokens=cols["num_input_tokens"],
         output_tokens=cols["num_output_tokens"],
-        extra={key: cols[key] for key in _TOOL_METRICS},
+        extra={key: cols[key] for key in (*_TOOL_METRICS, "num_input_tokens", "num_output_tokens")},
     )
     duration = number(agg.get("run_duration"), "`aggregated_metrics.run_duration`", optional=True)
     fields = pick_fields(agg, ("scenario", "num_concurrency", "batch_size", "iteration_type"),

@@ -46,6 +46,8 @@ def read(path: str, fmt: str = NAME) -> list[Run]:
         extra={
             "inter_token_latency_s": cols["itl"],
             "request_output_throughput_token_per_s": cols["tput"],
+            "number_input_tokens": cols["inp"],
+            "number_output_tokens": cols["out"],
         },
     )
     return [Run(path, fmt, 0, {}, requests=requests, duration_s=None)]
