@@ -237,3 +237,18 @@ def test_steffen_slopes_of_the_worked_example(tp8_frontier):
     h0, s0 = xs[1] - xs[0], (ys[1] - ys[0]) / (xs[1] - xs[0])
     assert m[0] == pytest.approx((3 * s0 - m[1]) / 2)
     assert h0 > 0
+
+
+@given(monotone_frontiers())
+def test_linear_matches_numpy_interp_and_nearest_is_a_knot(case):
+    frontier, targets = case
+    xs = [p.interactivity for p in frontier]
+    ys = [p.throughput for p in frontier]
+    linear = [read_at(frontier, t, Method.LINEAR).value for t in targets]
+    np.testing.assert_allclose(linear, np.interp(targets, xs, ys), rtol=1e-12)
+    for t in targets:
+        read = read_at(frontier, t, Method.NEAREST)
+        lo, hi = read.knots
+        assert read.value in (lo.throughput, hi.throughput)
+        nearest = min((lo, hi), key=lambda k: (abs(k.interactivity - t), -k.interactivity))
+        assert read.value == nearest.throughput
