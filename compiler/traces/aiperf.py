@@ -51,6 +51,7 @@ TOOL_METRICS = ("ttst", "inter_token_latency", "output_token_throughput_per_user
 def read_records(path: str, fmt: str) -> list[Run]:
     ttft, e2el, isl, osl, ok = [], [], [], [], []
     extra: dict[str, list] = {name: [] for name in TOOL_METRICS}
+    wheres: list[str] = []
     first_ns: list[int] = []
     last_ns: list[int] = []
     gaps = RaggedBuilder("inter_chunk_latency")
@@ -79,6 +80,7 @@ def read_records(path: str, fmt: str) -> list[Run]:
             if phase not in (None, "profiling"):
                 continue  # warmup records are not part of the measurement
             metrics = mapping(doc.get("metrics", {}), f"{where}: `metrics`")
+            wheres.append(where)
             if doc.get("error"):
                 ok.append(False)
                 for col in (ttft, e2el, isl, osl, *extra.values()):
@@ -133,6 +135,7 @@ def read_records(path: str, fmt: str) -> list[Run]:
     requests = build_requests(
         np.array(ok),
         gaps=ragged,
+        labels=wheres,
         ttft=col(ttft, _MS),
         e2el=col(e2el, _MS),
         input_tokens=col(isl),

@@ -140,6 +140,7 @@ def _build(path, fmt, header, rows, wheres, times, tokens) -> Run:
         cached_input_tokens=None if np.all(np.isnan(cached)) else cached,
         output_tokens=output,
         chunk_tokens=tokens.values if tokens.values.size else None,
+        labels=wheres,
     )
     duration = number(header.get("duration_s"), "`duration_s`", optional=True)
     if duration is None and n and np.any(ok):

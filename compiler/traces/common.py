@@ -84,18 +84,29 @@ def ragged_from_lists(values: object, key: str) -> Ragged:
     return Ragged(np.asarray(flat, dtype=np.float64), counts)
 
 
-def check_requests(req: Requests) -> None:
+def check_requests(req: Requests, labels: Sequence[str] | None = None) -> None:
     """Reject negative latencies, negative gaps and first tokens after the end."""
+
+    def where(i: int) -> str:
+        return labels[i] if labels is not None else f"request {i}"
+
+    if req.gaps is not None and req.gaps.size:
+        neg = np.flatnonzero(req.gaps < 0)
+        if neg.size:
+            i = int(np.searchsorted(req.gap_offsets, neg[0], side="right") - 1)
+            raise TraceError(
+                f"request {i} has chunks out of order (a gap of {req.gaps[neg[0]]:g} s)",
+                where(i),
+                "E308",
+            )
     names = {"ttft": req.ttft, "e2el": req.e2el}
     for name, col in names.items():
         if col is None:
             continue
-        bad = np.flatnonzero(req.ok & ~(col >= 0))
+        bad = np.flatnonzero(req.ok & (col < 0))
         if bad.size:
             i = int(bad[0])
-            raise TraceError(
-                f"request {i} has a negative {name} ({col[i]:g} s)", f"request {i}", "E307"
-            )
+            raise TraceError(f"request {i} has a negative {name} ({col[i]:g} s)", where(i), "E307")
     if req.ttft is not None and req.e2el is not None:
         bad = np.flatnonzero(req.ok & (req.ttft > req.e2el * (1 + 1e-12) + 1e-12))
         if bad.size:
@@ -103,31 +114,23 @@ def check_requests(req: Requests) -> None:
             raise TraceError(
                 f"request {i} gets its first token ({req.ttft[i]:g} s) after it ends "
                 f"({req.e2el[i]:g} s)",
-                f"request {i}",
-                "E308",
-            )
-    if req.gaps is not None and req.gaps.size:
-        neg = np.flatnonzero(req.gaps < 0)
-        if neg.size:
-            i = int(np.searchsorted(req.gap_offsets, neg[0], side="right") - 1)
-            raise TraceError(
-                f"request {i} has chunks out of order (a gap of {req.gaps[neg[0]]:g} s)",
-                f"request {i}",
+                where(i),
                 "E308",
             )
     for name, col in (("input_tokens", req.input_tokens), ("output_tokens", req.output_tokens)):
         if col is None:
             continue
-        bad = np.flatnonzero(req.ok & ~(col >= 0))
+        bad = np.flatnonzero(req.ok & (col < 0))
         if bad.size:
             i = int(bad[0])
-            raise TraceError(f"request {i} has a negative {name} count", f"request {i}", "E305")
+            raise TraceError(f"request {i} has a negative {name} count", where(i), "E305")
 
 
 def build_requests(
     ok: np.ndarray,
     *,
     gaps: Ragged | None = None,
+    labels: Sequence[str] | None = None,
     **columns: np.ndarray | None,
 ) -> Requests:
     """A checked Requests table; gap rows of failed requests are dropped from the pool."""
@@ -136,7 +139,7 @@ def build_requests(
         kw["gaps"] = gaps.values
         kw["gap_offsets"] = offsets_from_counts(gaps.counts)
     req = Requests(ok=np.asarray(ok, dtype=bool), **kw)
-    check_requests(req)
+    check_requests(req, labels)
     return req
 
 

@@ -128,7 +128,7 @@ def _ragged(data, start: int, end: int, key: str) -> Ragged:
             raise TraceError(f"`{key}[{row}]` is not a list of numbers", f"`{key}[{row}]`", "E305")
         if body.strip(_SPACE):
             counts.append(body.count(b",") + 1)
-            buffer.append(body)
+            buffer.append((row, body))
             buffered += len(body)
         else:
             counts.append(0)
@@ -148,16 +148,15 @@ def _ragged(data, start: int, end: int, key: str) -> Ragged:
     return Ragged(values, np.asarray(counts, dtype=np.int64))
 
 
-def _parse_rows(rows: list[bytes], key: str, last_row: int) -> np.ndarray:
-    text = b",".join(rows)
+def _parse_rows(rows: list[tuple[int, bytes]], key: str, last_row: int) -> np.ndarray:
+    text = b",".join(body for _, body in rows)
     try:
         return parse_number_text(text, key)
     except TraceError:
-        for offset, body in enumerate(rows):  # slow path only to name the bad row
+        for row, body in rows:  # slow path only to name the bad row
             try:
                 parse_number_text(body, key)
             except TraceError as exc:
-                row = last_row - len(rows) + 1 + offset
                 raise TraceError(
                     str(exc).replace(f"`{key}`", f"`{key}[{row}]`", 1), f"`{key}[{row}]`", exc.code
                 ) from None
