@@ -11,6 +11,7 @@ from cmpc import syntax as st
 from cmpc import vocabulary as V
 from cmpc.diagnostics import Diagnostic, error, warning
 from cmpc.fields import Field, Reader, listing, suggest
+from cmpc.printer import atom_text
 from cmpc.source import Span
 
 STATISTIC = re.compile(r"^p(\d+(?:\.\d+)?)$")
@@ -1235,11 +1236,7 @@ def _is_unknown(field: Field | None) -> bool:
 
 
 def _atom_text(atom: st.Atom) -> str:
-    if isinstance(atom, st.String | st.Name):
-        return atom.value
-    if isinstance(atom, st.Number | st.Date | st.Symbol):
-        return atom.text
-    return f"{atom.number.text} {atom.unit}"
+    return atom.value if isinstance(atom, st.String) else atom_text(atom)
 
 
 def _escapes(glob: str) -> bool:

@@ -58,6 +58,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
+    build = verbs.add_parser("build", help="build the report of a spec")
+    build.add_argument("spec", metavar="SPEC")
+    build.add_argument("-o", "--output", metavar="DIR", help="default: build/<spec-stem>/")
+    build.add_argument("--set", dest="sets", action="append", default=[], metavar="PATH=VALUE")
+    build.add_argument(
+        "--format",
+        dest="report_format",
+        choices=("md", "html"),
+        default="md",
+        help="html also writes report.html beside report.md",
+    )
+    build.add_argument("--template", metavar="DIR", help="render your own jinja2 templates")
+    build.add_argument("--diagnostics", dest="format", choices=DIAGNOSTIC_FORMATS, default="human")
+
     sweep = verbs.add_parser("sweep", help="frontier and reads at target interactivities")
     sweep.add_argument("files", nargs="+", metavar="FILE")
     sweep.add_argument("--format", dest="trace_format", default=None, metavar="F")
@@ -93,6 +107,16 @@ def _run(args: argparse.Namespace) -> Outcome:
             method=args.percentile_method,
             as_json=args.json,
         )
+    if args.verb == "build":
+        from cmpc.build import build_spec
+
+        return build_spec(
+            args.spec,
+            out_dir=args.output,
+            sets=args.sets,
+            html=args.report_format == "html",
+            template_dir=args.template,
+        )
     if args.verb == "sweep":
         from cmpc.sweep import run_sweep
 
@@ -108,7 +132,7 @@ def _run(args: argparse.Namespace) -> Outcome:
     raise AssertionError(f"unhandled verb {args.verb}")
 
 
-def _emit(outcome: Outcome, diagnostic_format: str) -> None:
+def _emit(outcome: Outcome, diagnostic_format: str, verb: str) -> None:
     from cmpc import diagnostics as diag
 
     if diagnostic_format == "json":
@@ -121,7 +145,8 @@ def _emit(outcome: Outcome, diagnostic_format: str) -> None:
         render = diag.RENDERERS[diagnostic_format]
         sys.stderr.write(render(outcome.diagnostics, outcome.sources))
         if diagnostic_format == "human":
-            text = diag.summary_line(outcome.diagnostics, outcome.checked)
+            noun = "file" if verb in ("stats", "sweep") else "spec"
+            text = diag.summary_line(outcome.diagnostics, outcome.checked, noun)
             sys.stderr.write(("\n" if text else "") + text)
 
 
@@ -131,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         outcome = _run(args)
-        _emit(outcome, getattr(args, "format", None) or "human")
+        _emit(outcome, getattr(args, "format", None) or "human", args.verb)
         sys.stdout.flush()
         return outcome.code
     except KeyboardInterrupt:

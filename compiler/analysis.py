@@ -1,0 +1,765 @@
+"""IR + measured or reported data -> every figure of the comparison (the results model)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from cmpc import ir
+from cmpc import vocabulary as V
+from cmpc.diagnostics import Diagnostic, warning
+from cmpc.frontier import Point, pareto_frontier, read_at
+
+UNITS = {
+    "gpu": "tok/s/gpu",
+    "node": "tok/s/node",
+    "rack": "tok/s/rack",
+    "dollar": "tokens/USD",
+    "mw": "tok/s/MW",
+    "joule": "tokens/J",
+}
+
+
+@dataclass(frozen=True)
+class RunPoint:
+    """One run reduced to what the comparison needs (per GPU, before normalization)."""
+
+    path: str
+    index: int
+    latency_s: float | None  # the constrained statistic of the constrained metric
+    input_tok_s: float | None
+    output_tok_s: float | None
+    cached_tok_s: float | None  # measured; None when the trace does not say
+    gpus: float | None  # the denominator the file itself states (InferenceX rows), if any
+    concurrency: float | None
+    label: str
+    fields: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SystemData:
+    """A system's loaded runs (reduced), keyed by statistic so alternatives need no re-read."""
+
+    name: str
+    runs: Mapping[str, tuple[RunPoint, ...]] = field(default_factory=dict)
+
+
+@dataclass
+class _Ctx:
+    comparison: ir.Comparison
+    data: Mapping[str, SystemData]
+    diagnostics: list[Diagnostic]
+    quiet: bool = False
+
+    def warn(self, code: str, message: str, **kw) -> None:
+        if not self.quiet:
+            self.diagnostics.append(warning(code, message, file=self.comparison.file, **kw))
+
+
+def analyze(
+    comparison: ir.Comparison, data: Mapping[str, SystemData]
+) -> tuple[dict, list[Diagnostic]]:
+    """The results model (see schemas/results.schema.json) and the warnings met on the way."""
+    ctx = _Ctx(comparison, data, [])
+    core = _core(ctx)
+    sensitivity = _sensitivity(comparison, data, core)
+    results = {
+        "title": comparison.title,
+        "question": comparison.question,
+        "baseline": comparison.baseline,
+        "synthetic": comparison.synthetic,
+        "conditions": _conditions(comparison),
+        "systems": core["systems"],
+        "headline": core["headline"],
+        "comparisons": core["comparisons"],
+        "claims": [_claim(c, comparison) for c in comparison.claims],
+        "sensitivity": sensitivity,
+        "capacity": _capacity(comparison),
+        "disclosure": _disclosure(comparison, core),
+    }
+    return results, ctx.diagnostics
+
+
+# ---------------------------------------------------------------------------------------------
+# The core: per-system reads at the target, cost, and ratios
+
+
+def _core(ctx: _Ctx) -> dict:
+    comparison = ctx.comparison
+    systems = {s.name: _system(ctx, s) for s in comparison.systems}
+    _hit_rate_gap(ctx, systems)
+    base = systems[comparison.baseline]
+    comparisons = [
+        _ratios(ctx, systems[s.name], base, s)
+        for s in comparison.systems
+        if s.name != comparison.baseline
+    ]
+    headline = comparisons[0] if comparisons else None
+    return {"systems": systems, "comparisons": comparisons, "headline": headline}
+
+
+def _gpus(system: ir.System) -> int | None:
+    if system.parallel.declared:
+        return system.parallel.gpus
+    return system.count
+
+
+def _price(system: ir.System, scenario: str | None) -> ir.Price | None:
+    if not system.prices:
+        return None
+    if scenario is None:
+        return system.prices[0]
+    return next((p for p in system.prices if p.scenario == scenario), None)
+
+
+def _tco_hourly(tco: ir.Tco) -> dict:
+    capex = tco.capex_usd_per_gpu / (tco.years * 365 * 24)
+    energy = 0.0
+    if tco.power_watts is not None and tco.electricity_usd_per_kwh is not None:
+        energy = tco.power_watts / 1000 * tco.pue * tco.electricity_usd_per_kwh
+    hosting, ops = tco.hosting_usd_per_gpu_hour, tco.ops_usd_per_gpu_hour
+    return {
+        "capex_usd_per_gpu_hour": capex,
+        "energy_usd_per_gpu_hour": energy,
+        "hosting_usd_per_gpu_hour": hosting,
+        "ops_usd_per_gpu_hour": ops,
+        "usd_per_gpu_hour": capex + energy + hosting + ops,
+        "energy_share": energy / (capex + energy + hosting + ops),
+    }
+
+
+def _hourly_cost(system: ir.System, scenario: str | None) -> dict | None:
+    """The $/GPU-hour a system's cost uses: the scenario's price, else its TCO parts."""
+    price = _price(system, scenario)
+    if price is not None:
+        return {
+            "usd_per_gpu_hour": price.usd_per_gpu_hour,
+            "scenario": price.scenario,
+            "basis": price.basis,
+            "source": price.source,
+            "as_of": price.as_of,
+        }
+    if system.tco is not None:
+        parts = _tco_hourly(system.tco)
+        return {
+            "usd_per_gpu_hour": parts["usd_per_gpu_hour"],
+            "scenario": "tco",
+            "basis": "tco",
+            "source": system.tco.source,
+            "as_of": system.tco.as_of,
+            "tco": parts,
+        }
+    return None
+
+
+def _scale(system: ir.System, per: str, hourly: dict | None, utilization: float) -> float | None:
+    """The factor from tok/s per GPU to the normalization unit (None when a fact is missing)."""
+    gpus = _gpus(system)
+    if per == "gpu":
+        return 1.0
+    if per == "node":
+        per_node = system.gpus_per_node or (gpus / system.nodes if gpus else None)
+        return per_node
+    if per == "rack":
+        return system.gpus_per_rack
+    if per == "dollar":
+        if hourly is None:
+            return None
+        return 3600 * utilization / hourly["usd_per_gpu_hour"]
+    if per == "mw":
+        return 1e6 / system.power.watts_per_gpu if system.power else None
+    if per == "joule":
+        return 1 / system.power.watts_per_gpu if system.power else None
+    return None
+
+
+def _counted(
+    tokens: ir.Tokens, inp: float | None, out: float | None, cached: float | None
+) -> float | None:
+    """Tokens/s that count under the declared accounting."""
+    total = 0.0
+    for kind in tokens.count:
+        if kind == "output":
+            if out is None:
+                return None
+            total += out
+        elif kind == "input":
+            if inp is None:
+                return None
+            if tokens.reused == "included":
+                total += inp
+            elif cached is None:
+                return None
+            else:
+                total += inp - cached
+        elif kind == "uncached_input":
+            if inp is None or cached is None:
+                return None
+            total += inp - cached
+        elif kind == "cached_input":
+            if cached is None:
+                return None
+            total += cached
+    return total
+
+
+def _cached(point: RunPoint, system: ir.System) -> tuple[float | None, str]:
+    if point.cached_tok_s is not None:
+        return point.cached_tok_s, "measured"
+    if system.cache_hit_rate is not None and point.input_tok_s is not None:
+        return point.input_tok_s * system.cache_hit_rate, "declared"
+    return None, "unknown"
+
+
+def _system(ctx: _Ctx, system: ir.System) -> dict:
+    comparison = ctx.comparison
+    latency, cost = comparison.latency, comparison.cost
+    per = comparison.normalize.per
+    hourly = _hourly_cost(system, cost.scenario)
+    scale = _scale(system, per, hourly, cost.utilization)
+    gpus = _gpus(system)
+    target = latency.target
+    out: dict = {
+        "name": system.name,
+        "label": system.label,
+        "accelerator": system.accelerator,
+        "gpus": gpus,
+        "engine": system.engine,
+        "engine_version": system.engine_version,
+        "data": "runs" if system.runs else "reported",
+        "source": system.reported.source if system.reported else None,
+        "points": [],
+        "frontier": [],
+        "hit_rate": None,
+        "hit_rate_basis": "unknown",
+        "notes": [],
+    }
+    read_value = None
+    knots: list[dict] = []
+    reachable = None
+    relative = None
+    if system.runs is not None:
+        points, hit = _run_points(ctx, system, gpus)
+        out["points"] = [_point_json(p) for p in points]
+        out["hit_rate"], out["hit_rate_basis"] = hit
+        frontier = pareto_frontier(points)
+        out["frontier"] = [_point_json(p) for p in frontier]
+        if target is not None:
+            read = read_at(
+                frontier, target.interactivity_tok_s_user or _speed(target), latency.read
+            )
+            read_value, reachable = read.value, read.reachable
+            knots = [_point_json(p) for p in read.knots]
+    else:
+        rep = system.reported
+        out["hit_rate"] = (
+            rep.cache_hit_rate if rep.cache_hit_rate is not None else system.cache_hit_rate
+        )
+        out["hit_rate_basis"] = "declared" if out["hit_rate"] is not None else "unknown"
+        if rep.points:
+            points = [
+                Point(p.interactivity_tok_s_user, p.throughput, p.concurrency, "reported")
+                for p in rep.points
+            ]
+            frontier = pareto_frontier(points)
+            out["points"] = [_point_json(p) for p in points]
+            out["frontier"] = [_point_json(p) for p in frontier]
+            if target is not None:
+                read = read_at(frontier, target.interactivity_tok_s_user, latency.read)
+                read_value, reachable = read.value, read.reachable
+                knots = [_point_json(p) for p in read.knots]
+        elif rep.throughput is not None:
+            read_value, reachable = _reported_per_gpu(rep, system), True
+            if (
+                target is not None
+                and rep.at_interactivity_tok_s_user is not None
+                and not math.isclose(
+                    rep.at_interactivity_tok_s_user, target.interactivity_tok_s_user
+                )
+            ):
+                ctx.warn(
+                    "W514",
+                    f"`{system.name}`'s reported throughput is at "
+                    f"{rep.at_interactivity_tok_s_user:g} tok/s/user, not at the target "
+                    f"{target.interactivity_tok_s_user:g}",
+                )
+                out["notes"].append("reported at a different interactivity than the target")
+        elif rep.ratio is not None:
+            relative = (rep.ratio, rep.ratio_to)
+            reachable = True
+    if target is not None and reachable is False:
+        ctx.warn(
+            "W510",
+            f"`{system.name}` cannot reach {target.interactivity_tok_s_user:g} tok/s/user: "
+            "the target is outside its measured frontier (never extrapolated)",
+        )
+    value = read_value * scale if read_value is not None and scale is not None else None
+    out["at_target"] = {
+        "interactivity_tok_s_user": target.interactivity_tok_s_user if target else None,
+        "latency_ms": target.latency_ms if target else None,
+        "throughput_per_gpu": read_value,
+        "throughput_per_unit": value,
+        "unit": UNITS[per],
+        "reachable": reachable,
+        "method": latency.read
+        if (system.runs or (system.reported and system.reported.points))
+        else "reported",
+        "knots": knots,
+        "relative": {"ratio": relative[0], "to": relative[1]} if relative else None,
+    }
+    out["cost"] = _cost(system, hourly, cost, read_value, comparison)
+    out["energy"] = _energy(system, read_value)
+    return out
+
+
+def _speed(target: ir.Target) -> float:
+    return 1000.0 / target.latency_ms
+
+
+def _reported_per_gpu(rep: ir.Reported, system: ir.System) -> float | None:
+    gpus = _gpus(system)
+    if rep.throughput_unit == "tok/s/gpu":
+        return rep.throughput
+    if rep.throughput_unit == "tok/s/node":
+        per_node = system.gpus_per_node or (gpus / system.nodes if gpus else None)
+        return rep.throughput / per_node if per_node else None
+    return rep.throughput / gpus if gpus else None
+
+
+def _run_points(ctx: _Ctx, system: ir.System, gpus: int | None):
+    comparison = ctx.comparison
+    statistic = comparison.latency.statistic
+    points = []
+    hit_values, hit_basis = [], "unknown"
+    for rp in ctx.data[system.name].runs.get(statistic, ()):
+        denominator = gpus or rp.gpus
+        if rp.gpus and gpus and not math.isclose(rp.gpus, gpus):
+            ctx.warn(
+                "W512",
+                f"{rp.path}: the file counts {rp.gpus:g} GPUs, system `{system.name}` {gpus}",
+                record=f"run {rp.index}",
+            )
+        cached, basis = _cached(rp, system)
+        counted = _counted(comparison.tokens, rp.input_tok_s, rp.output_tok_s, cached)
+        if rp.input_tok_s and cached is not None:
+            hit_values.append((cached, rp.input_tok_s))
+            hit_basis = basis
+        if rp.latency_s is None or counted is None or not denominator:
+            continue
+        points.append(Point(1.0 / rp.latency_s, counted / denominator, rp.concurrency, rp.label))
+    hit = None
+    if hit_values:
+        hit = sum(c for c, _ in hit_values) / sum(i for _, i in hit_values)
+    return points, (hit, hit_basis)
+
+
+def _point_json(p: Point) -> dict:
+    return {
+        "interactivity_tok_s_user": p.interactivity,
+        "throughput_per_gpu": p.throughput,
+        "concurrency": p.concurrency,
+        "label": p.label,
+    }
+
+
+def _cost(system, hourly, cost: ir.Cost, per_gpu: float | None, comparison) -> dict:
+    """$/M tokens and tokens/$ at the read throughput, for the cost scenario and every price."""
+    out = {
+        "usd_per_gpu_hour": hourly["usd_per_gpu_hour"] if hourly else None,
+        "price": hourly,
+        "utilization": cost.utilization,
+        "token_basis": cost.per_million,
+        "usd_per_million_tokens": None,
+        "tokens_per_usd": None,
+        "scenarios": [],
+    }
+    if hourly is None:
+        return out
+    basis_per_gpu = _cost_basis_throughput(per_gpu, cost, comparison, system)
+    if basis_per_gpu:
+        tokens_per_hour = basis_per_gpu * 3600 * cost.utilization
+        out["usd_per_million_tokens"] = hourly["usd_per_gpu_hour"] / tokens_per_hour * 1e6
+        out["tokens_per_usd"] = tokens_per_hour / hourly["usd_per_gpu_hour"]
+    for price in system.prices:
+        entry = {
+            "scenario": price.scenario,
+            "usd_per_gpu_hour": price.usd_per_gpu_hour,
+            "basis": price.basis,
+            "source": price.source,
+            "as_of": price.as_of,
+            "usd_per_million_tokens": None,
+        }
+        if basis_per_gpu:
+            entry["usd_per_million_tokens"] = (
+                price.usd_per_gpu_hour / (basis_per_gpu * 3600 * cost.utilization) * 1e6
+            )
+        out["scenarios"].append(entry)
+    return out
+
+
+def _cost_basis_throughput(per_gpu, cost: ir.Cost, comparison, system) -> float | None:
+    """Per-GPU tokens/s on the cost's token basis; a read knows only the counted basis."""
+    return per_gpu if per_gpu is not None and _cost_basis_matches(comparison) else None
+
+
+def _energy(system: ir.System, per_gpu: float | None) -> dict | None:
+    if system.power is None:
+        return None
+    watts = system.power.watts_per_gpu
+    return {
+        "watts_per_gpu": watts,
+        "basis": system.power.basis,
+        "joules_per_token": watts / per_gpu if per_gpu else None,
+        "tok_s_per_mw": per_gpu * 1e6 / watts if per_gpu else None,
+    }
+
+
+def _ratios(ctx: _Ctx, s: dict, base: dict, system: ir.System) -> dict:
+    """Throughput ratio (per unit and per GPU) and the cost ratio it implies at the prices."""
+    comparison = ctx.comparison
+    per_gpu_ratio = None
+    rel = s["at_target"]["relative"]
+    a, b = s["at_target"]["throughput_per_gpu"], base["at_target"]["throughput_per_gpu"]
+    if a is not None and b:
+        per_gpu_ratio = a / b
+    elif rel is not None and rel["to"] == base["name"]:
+        per_gpu_ratio = rel["ratio"]
+    elif rel is not None and rel["to"] == s["name"]:
+        per_gpu_ratio = 1.0
+    base_rel = base["at_target"]["relative"]
+    if per_gpu_ratio is not None and base_rel and base_rel["to"] not in (base["name"], None):
+        per_gpu_ratio = None  # the baseline is itself relative to a third system
+    price_s = s["cost"]["usd_per_gpu_hour"]
+    price_b = base["cost"]["usd_per_gpu_hour"]
+    price_ratio = price_s / price_b if price_s and price_b else None
+    cost_ratio = None
+    cost_unavailable = None
+    if per_gpu_ratio and price_ratio is not None:
+        if _cost_basis_matches(comparison):
+            cost_ratio = price_ratio / per_gpu_ratio
+        else:
+            cost_unavailable = "the cost's token basis differs from the counted tokens"
+    elif price_ratio is None:
+        cost_unavailable = "a price is missing"
+    scale_s = _scale(
+        system, comparison.normalize.per, s["cost"]["price"], comparison.cost.utilization
+    )
+    base_system = comparison.system(base["name"])
+    scale_b = _scale(
+        base_system, comparison.normalize.per, base["cost"]["price"], comparison.cost.utilization
+    )
+    ratio = per_gpu_ratio * scale_s / scale_b if per_gpu_ratio and scale_s and scale_b else None
+    return {
+        "system": s["name"],
+        "baseline": base["name"],
+        "throughput_ratio": ratio,
+        "per_gpu_throughput_ratio": per_gpu_ratio,
+        "price_ratio": price_ratio,
+        "cost_ratio": cost_ratio,
+        "cost_ratio_at_equal_price": (1 / per_gpu_ratio) if per_gpu_ratio else None,
+        "throughput_change": ratio - 1 if ratio else None,
+        "cost_change": cost_ratio - 1 if cost_ratio else None,
+        "winner": (s["name"] if ratio > 1 else base["name"] if ratio < 1 else None)
+        if ratio
+        else None,
+        "cost_winner": (s["name"] if cost_ratio < 1 else base["name"] if cost_ratio > 1 else None)
+        if cost_ratio
+        else None,
+        "cost_unavailable": cost_unavailable,
+    }
+
+
+def _cost_basis_matches(comparison: ir.Comparison) -> bool:
+    """True when `cost { per_million ... }` counts the same tokens as `tokens { count ... }`."""
+    bases = {"total": {"input", "output"}, "output": {"output"}, "input": {"input"}}
+    return bases.get(comparison.cost.per_million) == set(comparison.tokens.count)
+
+
+def _hit_rate_gap(ctx: _Ctx, systems: dict) -> None:
+    tokens = ctx.comparison.tokens
+    if not any(k in ("input", "cached_input") for k in tokens.count) or tokens.reused != "included":
+        return
+    known = {n: s["hit_rate"] for n, s in systems.items() if s["hit_rate"] is not None}
+    if len(known) < 2:
+        return
+    lo, hi = min(known.values()), max(known.values())
+    if hi - lo > tokens.hit_rate_margin:
+        ctx.warn(
+            "W511",
+            f"prefix-cache hit rates differ by {100 * (hi - lo):.1f} points "
+            f"({', '.join(f'{n} {100 * v:.1f}%' for n, v in sorted(known.items()))}), "
+            f"more than the {100 * tokens.hit_rate_margin:g}-point margin",
+            help="counted reused tokens inflate throughput by the hit rate; compare "
+            "`count uncached_input + output` too",
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Conditions, sensitivity, claims, capacity, disclosure
+
+
+def _conditions(c: ir.Comparison) -> dict:
+    lat, tok = c.latency, c.tokens
+    return {
+        "latency": dataclasses.asdict(lat),
+        "tokens": {
+            "count": list(tok.count),
+            "reused": tok.reused,
+            "hit_rate_margin": tok.hit_rate_margin,
+        },
+        "normalize": {
+            "per": c.normalize.per,
+            "unit": UNITS[c.normalize.per],
+            "power_basis": c.normalize.power_basis,
+        },
+        "cost": dataclasses.asdict(c.cost),
+    }
+
+
+def _default_axes(c: ir.Comparison) -> tuple[ir.SensitivityAxis, ...]:
+    """Shown when a spec declares no sensitivity: accounting, statistic, utilization."""
+    A = ir.Alternative
+    return (
+        ir.SensitivityAxis(
+            "tokens", (A("output", ["output"]), A("input + output", ["input", "output"]))
+        ),
+        ir.SensitivityAxis("statistic", (A("p50", "median"), A("p90", "p90"), A("p99", "p99"))),
+        ir.SensitivityAxis("utilization", (A("40%", 0.4), A("70%", 0.7), A("100%", 1.0))),
+    )
+
+
+def _alternative(c: ir.Comparison, parameter: str, value) -> ir.Comparison:
+    R = dataclasses.replace
+    if parameter == "tokens":
+        return R(c, tokens=R(c.tokens, count=tuple(value)))
+    if parameter == "statistic":
+        return R(c, latency=R(c.latency, statistic=value))
+    if parameter == "utilization":
+        return R(c, cost=R(c.cost, utilization=value))
+    if parameter == "read":
+        return R(c, latency=R(c.latency, read=value))
+    if parameter == "price":
+        return R(c, cost=R(c.cost, scenario=value))
+    if parameter == "normalize":
+        return R(c, normalize=R(c.normalize, per=value))
+    if parameter == "target" and c.latency.target is not None:
+        t = ir.Target("interactivity", value, "tok/s/user", value, 1000.0 / value)
+        return R(c, latency=R(c.latency, target=t))
+    return c
+
+
+def _sensitivity(c: ir.Comparison, data, core: dict) -> dict:
+    declared = bool(c.sensitivity)
+    axes = c.sensitivity or _default_axes(c)
+    head = core["headline"] or {}
+    base_winner, base_cost_winner = head.get("winner"), head.get("cost_winner")
+    rows = []
+    for axis in axes:
+        for alt in axis.alternatives:
+            variant = _alternative(c, axis.parameter, alt.value)
+            available, reason = _available(variant, axis.parameter, alt.value)
+            row = {
+                "parameter": axis.parameter,
+                "alternative": alt.text,
+                "available": available,
+                "reason": reason,
+                "throughput_ratio": None,
+                "cost_ratio": None,
+                "winner": None,
+                "cost_winner": None,
+                "flips": False,
+                "cost_flips": False,
+            }
+            if available:
+                sub = _core(_Ctx(variant, data, [], quiet=True))["headline"] or {}
+                row.update(
+                    {
+                        k: sub.get(k)
+                        for k in ("throughput_ratio", "cost_ratio", "winner", "cost_winner")
+                    }
+                )
+                row["flips"] = bool(row["winner"] and base_winner and row["winner"] != base_winner)
+                row["cost_flips"] = bool(
+                    row["cost_winner"]
+                    and base_cost_winner
+                    and row["cost_winner"] != base_cost_winner
+                )
+                if row["throughput_ratio"] is None and row["cost_ratio"] is None:
+                    row["available"], row["reason"] = False, "not computable from the data"
+            rows.append(row)
+    return {"declared": declared, "rows": rows}
+
+
+def _available(c: ir.Comparison, parameter: str, value) -> tuple[bool, str | None]:
+    """Reported figures answer only the conditions they were published under."""
+    for s in c.systems:
+        rep = s.reported
+        if rep is None or rep.points:
+            continue
+        if parameter == "statistic" and rep.statistic and value != rep.statistic:
+            return False, f"`{s.name}` is reported at {rep.statistic} only"
+        if parameter in ("tokens", "read", "target"):
+            return False, f"`{s.name}` is reported under the spec's conditions only"
+    return True, None
+
+
+def _claim(claim: ir.Claim, c: ir.Comparison) -> dict:
+    derived, cannot, notes = [], [], []
+    if claim.dimension == "token_rate":
+        derived.append(
+            {
+                "quantity": f"tokens per second per {claim.scope}",
+                "value": claim.canonical_value,
+                "unit": "tok/s",
+            }
+        )
+        if claim.scope != "gpu":
+            if claim.gpus:
+                derived.append(
+                    {
+                        "quantity": "tokens per second per GPU",
+                        "value": claim.canonical_value / claim.gpus,
+                        "unit": "tok/s/gpu",
+                    }
+                )
+            else:
+                cannot.append(
+                    {
+                        "quantity": "tokens per second per GPU",
+                        "missing": f"the {claim.scope}'s GPU count (`gpus`)",
+                    }
+                )
+        cannot.append(
+            {
+                "quantity": "cost per token",
+                "missing": "a price or TCO for the hardware that served it",
+            }
+        )
+    if claim.kind == "revenue":
+        notes.append(
+            "revenue: what tokens sold for (token price × throughput), not what the "
+            "GPU-hour cost; it is never used as a cost"
+        )
+        cannot.append(
+            {"quantity": "cost per token or margin", "missing": "the hardware's cost per GPU-hour"}
+        )
+    if claim.period:
+        notes.append(f"period: {claim.period}")
+    if claim.status != "verified":
+        notes.append(f"{claim.status}: as published, not checked by cmpc")
+    src = c.source(claim.source) if claim.source else None
+    return {
+        "name": claim.name,
+        "value": claim.value,
+        "unit": claim.unit,
+        "kind": claim.kind,
+        "scope": claim.scope,
+        "period": claim.period,
+        "status": claim.status,
+        "about": claim.about,
+        "source": claim.source,
+        "source_title": src.title if src else None,
+        "derived": derived,
+        "cannot_derive": cannot,
+        "notes": notes,
+    }
+
+
+def _capacity(c: ir.Comparison) -> dict | None:
+    cap = c.capacity
+    if cap is None:
+        return None
+    weights = cap.weight_bytes
+    if weights is None and cap.params is not None and cap.weight_dtype:
+        weights = cap.params * V.DTYPES[cap.weight_dtype]
+    if cap.latent_dim is not None:
+        kv_per_token = cap.layers * (cap.latent_dim + (cap.rope_dim or 0)) * V.DTYPES[cap.kv_dtype]
+    else:
+        kv_per_token = 2 * cap.layers * cap.kv_heads * cap.head_dim * V.DTYPES[cap.kv_dtype]
+    kv = kv_per_token * (cap.context_tokens or 0) * cap.concurrency
+    need = (weights or 0) + kv
+    per_system = []
+    for s in c.systems:
+        usable = s.usable_memory_bytes or s.memory_bytes
+        cards = None
+        if usable:
+            from cmpc.capacity import fewest_cards
+
+            cards = fewest_cards(need, usable, cap.reserve).cards
+        per_system.append(
+            {
+                "system": s.name,
+                "usable_bytes_per_card": usable,
+                "usable_is_nominal": s.usable_memory_bytes is None,
+                "cards_needed": cards,
+                "cards_declared": _gpus(s),
+            }
+        )
+    return {
+        "weight_bytes": weights,
+        "kv_bytes_per_token": kv_per_token,
+        "kv_bytes": kv,
+        "bytes_needed": need,
+        "context_tokens": cap.context_tokens,
+        "concurrency": cap.concurrency,
+        "reserve": cap.reserve,
+        "systems": per_system,
+    }
+
+
+def _disclosure(c: ir.Comparison, core: dict) -> dict:
+    answers = dict(c.disclosure)
+    systems = c.systems
+    every = lambda pred: all(pred(s) for s in systems)  # noqa: E731
+    hit_known = all(core["systems"][s.name]["hit_rate"] is not None for s in systems)
+    from_spec = {
+        "latency_metric": c.latency.target is not None,
+        "token_accounting": hit_known or "input" not in c.tokens.count,
+        "normalization": every(lambda s: bool(s.prices) or s.tco is not None)
+        or c.normalize.per in ("gpu", "node", "rack"),
+        "measured_by": bool(c.sources) and all(s.role for s in c.sources),
+        "measured_at": any(s.snapshot or s.run_date for s in c.sources),
+        "source": any(s.url for s in c.sources),
+        "accelerator_model": every(lambda s: s.accelerator is not None),
+        "accelerator_count": every(lambda s: _gpus(s) is not None),
+        "memory": every(lambda s: s.memory_bytes is not None),
+        "interconnect": every(lambda s: s.interconnect is not None),
+        "engine_version": every(lambda s: s.engine_version is not None or s.image is not None),
+        "precision": every(lambda s: bool(s.precision)),
+        "parallelism": every(lambda s: s.parallel.declared),
+        "speculative_decoding": every(lambda s: bool(s.speculative)),
+        "scheduler": every(lambda s: bool(s.scheduler)),
+        "prefix_cache": hit_known,
+        "tpot_definition": True,
+        "utilization": True,
+        "cost_token_basis": True,
+        "revenue_vs_cost": True,
+        "power_basis": every(lambda s: s.power is not None),
+        "verification": any(s.status == "verified" for s in c.sources),
+    }
+    items = []
+    for key, question in V.CHECKLIST.items():
+        answered = key in answers or from_spec.get(key, False)
+        items.append(
+            {
+                "key": key,
+                "question": question,
+                "answer": answers.get(key),
+                "answered": bool(answered),
+                "from": "answer" if key in answers else "spec" if answered else None,
+                "five_questions": key in V.FIVE_QUESTIONS,
+            }
+        )
+    score = sum(i["answered"] for i in items)
+    total = len(items)
+    five = [i for i in items if i["five_questions"]]
+    return {
+        "items": items,
+        "score": score,
+        "total": total,
+        "five_answered": sum(i["answered"] for i in five),
+        "five_total": len(five),
+        "verdict": "comparable" if score * 2 >= total else "directional signal only",
+    }

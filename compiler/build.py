@@ -1,0 +1,331 @@
+"""`cmpc build`: check the spec, read its data, compute every figure, write outputs atomically."""
+
+from __future__ import annotations
+
+import glob as globlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from cmpc import __version__, ir
+from cmpc.analysis import RunPoint, SystemData, analyze
+from cmpc.diagnostics import Diagnostic, error, has_errors
+from cmpc.outcome import Outcome
+from cmpc.overrides import Override, apply_overrides, parse_override
+from cmpc.source import SourceFile
+
+RESULTS_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class Input:
+    """One data file a build read: where, its content hash, and how it was read."""
+
+    path: str
+    sha256: str
+    format: str
+    system: str
+    runs: int
+
+
+def build_spec(
+    spec_path: str,
+    *,
+    out_dir: str | None = None,
+    sets: list[str] = (),
+    render: bool = True,
+    html: bool = False,
+    template_dir: str | None = None,
+) -> Outcome:
+    """Run the whole pipeline; outputs appear only if everything succeeded."""
+    from cmpc.verbs import display_path, read_source
+
+    source, diagnostics = read_source(spec_path)
+    if source is None:
+        return Outcome(diagnostics=tuple(diagnostics))
+    sources = {source.name: source}
+    comparison, diagnostics, more_sources, overrides = _compile(source, sets)
+    sources |= more_sources
+    if comparison is None or has_errors(diagnostics):
+        return Outcome(diagnostics=tuple(diagnostics), sources=sources)
+    spec_dir = Path(spec_path).resolve().parent
+    data, inputs, problems = load_data(comparison, spec_dir)
+    diagnostics += problems
+    if has_errors(diagnostics):
+        return Outcome(diagnostics=tuple(diagnostics), sources=sources)
+    results, warnings = analyze(comparison, data)
+    diagnostics += warnings
+    results = _envelope(results, comparison, source, inputs, overrides)
+    target = Path(out_dir) if out_dir else Path("build") / Path(spec_path).stem
+    files = {"results.json": json.dumps(results, sort_keys=True, indent=2) + "\n"}
+    if render:
+        from cmpc.report import render_outputs
+
+        rendered, problems = render_outputs(results, html=html, template_dir=template_dir)
+        diagnostics += problems
+        if has_errors(diagnostics):
+            return Outcome(diagnostics=tuple(diagnostics), sources=sources)
+        files |= rendered
+    diagnostics += write_atomically(target, files)
+    summary = _summary(results, display_path(str(target)))
+    return Outcome(stdout=summary, diagnostics=tuple(diagnostics), sources=sources)
+
+
+def _compile(source: SourceFile, sets):
+    """Parse, apply `--set` overrides to the syntax tree, check and validate."""
+    from cmpc.check import check_spec
+    from cmpc.parser import parse_spec
+    from cmpc.schema import validate_ir
+
+    spec, diagnostics = parse_spec(source)
+    if spec is None:
+        return None, diagnostics, {}, []
+    overrides: list[Override] = []
+    for text in sets:
+        parsed = parse_override(text)
+        if parsed is None:
+            diagnostics.append(
+                error(
+                    "E501",
+                    f"`--set {text}` is not PATH=VALUE",
+                    file="--set",
+                    help="e.g. `--set cost.utilization=40%`",
+                )
+            )
+        else:
+            overrides.append(parsed)
+    spec, problems, sources = apply_overrides(spec, overrides)
+    diagnostics += problems
+    comparison, more, origins = check_spec(spec)
+    diagnostics += more
+    if comparison is not None and not has_errors(diagnostics):
+        diagnostics += validate_ir(comparison, origins)
+    return comparison, diagnostics, sources, overrides
+
+
+# ---------------------------------------------------------------------------------------------
+# Data
+
+
+def statistics_needed(comparison: ir.Comparison) -> list[str]:
+    """Every statistic the comparison or its sensitivity may read."""
+    stats = {comparison.latency.statistic, "median", "p90", "p99"}
+    for axis in comparison.sensitivity:
+        if axis.parameter == "statistic":
+            stats |= {a.value for a in axis.alternatives}
+    return sorted(stats)
+
+
+def _confined(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root)
+    except ValueError:
+        return False
+    return True
+
+
+def load_data(comparison: ir.Comparison, spec_dir: Path):
+    """Read each system's run files (confined to the spec's folder) and reduce them to points."""
+    from cmpc.metrics import summarize
+    from cmpc.traces import load_runs
+
+    data: dict[str, SystemData] = {}
+    inputs: list[Input] = []
+    diagnostics: list[Diagnostic] = []
+    stats = statistics_needed(comparison)
+    percentiles = tuple(s[1:] for s in stats if s.startswith("p"))
+    metric = comparison.latency.metric
+    for system in comparison.systems:
+        runs = system.runs
+        if runs is None:
+            data[system.name] = SystemData(system.name)
+            continue
+        matches = sorted(globlib.glob(str(spec_dir / runs.glob), recursive=True))
+        files = [Path(m) for m in matches if Path(m).is_file()]
+        if not files:
+            diagnostics.append(
+                error(
+                    "E502",
+                    f"system `{system.name}`: run glob `{runs.glob}` matches no file",
+                    file=comparison.file,
+                    help=f"the glob is relative to the spec's folder ({spec_dir.name}/)",
+                )
+            )
+            continue
+        by_stat: dict[str, list[RunPoint]] = {s: [] for s in stats}
+        for path in files:
+            if not _confined(path, spec_dir):
+                diagnostics.append(
+                    error(
+                        "E503",
+                        f"`{path.name}` resolves outside the spec's folder",
+                        file=str(path),
+                        help="a symbolic link points elsewhere; copy the file instead",
+                    )
+                )
+                continue
+            rel = path.relative_to(spec_dir).as_posix()
+            loaded, problems = load_runs(str(path), format=runs.format)
+            diagnostics += problems
+            kept = [r for r in loaded if _matches(r.fields, runs.where)]
+            if loaded and not kept:
+                continue
+            inputs.append(
+                Input(
+                    rel, _sha256(path), loaded[0].format if loaded else "?", system.name, len(kept)
+                )
+            )
+            for run in kept:
+                metrics = summarize(run, percentiles=percentiles)
+                for stat in stats:
+                    by_stat[stat].append(_run_point(metrics, metric, stat, rel))
+        if not any(by_stat.values()) and not has_errors(diagnostics):
+            diagnostics.append(
+                error(
+                    "E504",
+                    f"system `{system.name}`: no run matched `where` "
+                    + " ".join(f"{k} {v}" for k, v in runs.where),
+                    file=comparison.file,
+                )
+            )
+        data[system.name] = SystemData(system.name, {k: tuple(v) for k, v in by_stat.items()})
+    return data, inputs, diagnostics
+
+
+def _matches(fields, where) -> bool:
+    return all(str(fields.get(k)) == v or _same_number(fields.get(k), v) for k, v in where)
+
+
+def _same_number(value, text: str) -> bool:
+    try:
+        return value is not None and float(value) == float(text)
+    except (TypeError, ValueError):
+        return False
+
+
+def _run_point(metrics, metric: str, statistic: str, rel: str) -> RunPoint:
+    per_gpu = metrics.per_gpu or {}
+    gpus = metrics.num_gpus
+    inp, out = metrics.throughput("input"), metrics.throughput("output")
+    cached = metrics.throughput("cached_input")
+    if inp is None and out is None and gpus and per_gpu.get("output") is not None:
+        inp = (per_gpu.get("input") or 0.0) * gpus
+        out = per_gpu["output"] * gpus
+    fields = dict(metrics.fields)
+    conc = fields.get("conc") or fields.get("max_concurrency") or fields.get("concurrency")
+    try:
+        conc = float(conc) if conc is not None else None
+    except (TypeError, ValueError):
+        conc = None
+    label = rel if metrics.index == 0 and not metrics.record else f"{rel} {metrics.record}".strip()
+    return RunPoint(
+        path=rel,
+        index=metrics.index,
+        latency_s=metrics.latency_statistic(metric, statistic),
+        input_tok_s=inp,
+        output_tok_s=out,
+        cached_tok_s=cached,
+        gpus=gpus,
+        concurrency=conc,
+        label=label,
+        fields=fields,
+    )
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------
+# Outputs
+
+
+def _envelope(results: dict, comparison: ir.Comparison, source: SourceFile, inputs, overrides):
+    sources = [
+        {
+            k: getattr(s, k)
+            for k in (
+                "name",
+                "title",
+                "role",
+                "snapshot",
+                "run_date",
+                "retrieved",
+                "url",
+                "status",
+                "publisher",
+                "notes",
+            )
+        }
+        for s in comparison.sources
+    ]
+    return {
+        "results_version": RESULTS_VERSION,
+        "cmpc_version": __version__,
+        "spec": {
+            "file": source.name,
+            "sha256": hashlib.sha256(source.text.encode("utf-8")).hexdigest(),
+        },
+        "overrides": [{"path": o.path, "value": o.value} for o in overrides],
+        "sources": sources,
+        "inputs": [
+            {
+                "path": i.path,
+                "sha256": i.sha256,
+                "format": i.format,
+                "system": i.system,
+                "runs": i.runs,
+                "reader": f"cmpc.traces.{i.format} {__version__}",
+            }
+            for i in inputs
+        ],
+        "ir": comparison.to_json(),
+        **results,
+    }
+
+
+def write_atomically(target: Path, files: dict[str, str | bytes]) -> list[Diagnostic]:
+    """Write into a fresh folder beside the target, then swap it in; failures leave it as was."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    except OSError as exc:
+        return [error("E500", f"cannot create output folder: {exc.strerror}", file=str(target))]
+    try:
+        for name, content in sorted(files.items()):
+            path = staging / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
+        old = None
+        if target.exists():
+            old = target.with_name(f".{target.name}.old-{os.getpid()}")
+            os.replace(target, old)
+        os.replace(staging, target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        return [error("E500", f"cannot write outputs: {exc.strerror}", file=str(target))]
+    return []
+
+
+def _summary(results: dict, where: str) -> str:
+    head = results.get("headline")
+    lines = [f"wrote {where}/"]
+    if head and head.get("throughput_ratio"):
+        line = f"{head['system']} vs {head['baseline']}: throughput x{head['throughput_ratio']:.4g}"
+        if head.get("cost_ratio"):
+            line += f", cost per token x{head['cost_ratio']:.4g}"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
