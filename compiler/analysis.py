@@ -260,7 +260,12 @@ def _system(ctx: _Ctx, system: ir.System) -> dict:
         out["hit_rate_basis"] = "declared" if out["hit_rate"] is not None else "unknown"
         if rep.points:
             points = [
-                Point(p.interactivity_tok_s_user, p.throughput, p.concurrency, "reported")
+                Point(
+                    p.interactivity_tok_s_user,
+                    _per_gpu(p.throughput, p.throughput_unit, system),
+                    p.concurrency,
+                    "reported",
+                )
                 for p in rep.points
             ]
             frontier = pareto_frontier(points)
@@ -318,14 +323,19 @@ def _speed(target: ir.Target) -> float:
     return 1000.0 / target.latency_ms
 
 
-def _reported_per_gpu(rep: ir.Reported, system: ir.System) -> float | None:
+def _per_gpu(value: float, unit: str | None, system: ir.System) -> float | None:
+    """A reported rate per GPU, from per-GPU, per-node or whole-system figures."""
     gpus = _gpus(system)
-    if rep.throughput_unit == "tok/s/gpu":
-        return rep.throughput
-    if rep.throughput_unit == "tok/s/node":
+    if unit == "tok/s/gpu":
+        return value
+    if unit == "tok/s/node":
         per_node = system.gpus_per_node or (gpus / system.nodes if gpus else None)
-        return rep.throughput / per_node if per_node else None
-    return rep.throughput / gpus if gpus else None
+        return value / per_node if per_node else None
+    return value / gpus if gpus else None
+
+
+def _reported_per_gpu(rep: ir.Reported, system: ir.System) -> float | None:
+    return _per_gpu(rep.throughput, rep.throughput_unit, system)
 
 
 def _run_points(ctx: _Ctx, system: ir.System, gpus: int | None):

@@ -84,7 +84,7 @@ class _Checker:
                 "the comparison has no `latency` block",
                 root.key.span,
                 label="every comparison needs a latency constraint",
-                help="add e.g. `latency { metric tpot  statistic p90  target 50 tok/s/user }`",
+                help="add e.g. `latency { metric tpot; statistic p90; target 50 tok/s/user }`",
             )
         tokens = self.tokens(one["tokens"]) if "tokens" in one else ir.Tokens()
         normalize = self.normalize(one["normalize"]) if "normalize" in one else ir.Normalization()
@@ -385,7 +385,9 @@ class _Checker:
             if "hit_rate_margin" in one
             else None
         )
-        return ir.Tokens(count=count, reused=reused, hit_rate_margin=margin or 0.05)
+        return ir.Tokens(
+            count=count, reused=reused, hit_rate_margin=0.05 if margin is None else margin
+        )
 
     def normalize(self, field: Field) -> ir.Normalization:
         self.origin("/normalize", field.span)
@@ -672,7 +674,7 @@ class _Checker:
                 scenario = atoms[0].value
             else:
                 self.read.expect(opts["scenario"][0], "a scenario name", "owning")
-        source = self.read.text_or_name(opts["source"][0]) if "source" in opts else None
+        source = self.source_ref(opts["source"][0]) if "source" in opts else None
         as_of = self.read.date(opts["as_of"][0]) if "as_of" in opts else None
         if got is None or basis is None:
             return None
@@ -692,7 +694,7 @@ class _Checker:
                 label="measured, tdp or provisioned?",
                 help="add e.g. `basis provisioned` (all-in kW per GPU) or `basis measured`",
             )
-        source = self.read.text_or_name(opts["source"][0]) if "source" in opts else None
+        source = self.source_ref(opts["source"][0]) if "source" in opts else None
         if got is None or basis is None:
             return None
         return ir.Power(got[0], basis, source)
@@ -712,7 +714,7 @@ class _Checker:
                     "E106",
                     f"a `tco` block needs `{key}`",
                     field.key_span,
-                    help="e.g. `tco { capex 45000 USD/gpu  years 5  power 1.4 kW  pue 1.3 ... }`",
+                    help="e.g. `tco { capex 45000 USD/gpu; years 5; power 1.4 kW; pue 1.3; ... }`",
                 )
         power = q("power", units.POWER)
         electricity = q("electricity", units.ENERGY_PRICE)
@@ -733,7 +735,7 @@ class _Checker:
             electricity_usd_per_kwh=electricity,
             hosting_usd_per_gpu_hour=q("hosting", units.GPU_HOUR_PRICE) or 0.0,
             ops_usd_per_gpu_hour=q("ops", units.GPU_HOUR_PRICE) or 0.0,
-            source=self.read.text_or_name(one["source"]) if "source" in one else None,
+            source=self.source_ref(one["source"]) if "source" in one else None,
             as_of=self.read.date(one["as_of"]) if "as_of" in one else None,
         )
 
@@ -755,10 +757,13 @@ class _Checker:
             )
             return None
         fmt = self.read.word(opts["format"][0], V.FORMATS) if "format" in opts else None
+        source = None
         if "source" in opts:
             atoms = opts["source"][0].atoms
             if len(atoms) == 1:
-                self.ref(atoms[0], "source", self.source_names, "source")
+                source = self.ref(atoms[0], "source", self.source_names, "source")
+            else:
+                self.read.expect(opts["source"][0], "the name of a source", "my_lab")
         where = []
         if "where" in opts:
             atoms = list(opts["where"][0].atoms)
@@ -768,7 +773,7 @@ class _Checker:
                 where = [
                     (a.value, _atom_text(b)) for a, b in zip(atoms[::2], atoms[1::2], strict=True)
                 ]
-        return ir.Runs(glob=glob, format=fmt, where=tuple(where))
+        return ir.Runs(glob=glob, format=fmt, where=tuple(where), source=source)
 
     def reported(self, field: Field, pointer: str, system: str) -> ir.Reported | None:
         self.origin(pointer, field.span)
@@ -832,7 +837,7 @@ class _Checker:
                 )
                 conc = self.read.number(opts["conc"][0]) if "conc" in opts else None
                 if x and y:
-                    points.append(ir.ReportedPoint(x[0], y[0], conc))
+                    points.append(ir.ReportedPoint(x[0], y[0], conc, y[1].canonical))
             else:
                 self.read.expect(
                     f, "an interactivity and a throughput", "45 tok/s/user 6115 tok/s/gpu conc 8"
@@ -877,6 +882,13 @@ class _Checker:
             notes=("reported values cannot be re-aggregated into another statistic",),
             help=f"use `statistic {rep.statistic}` in `latency`, or measured runs",
         )
+
+    def source_ref(self, field: Field) -> str | None:
+        """A `source` option: a declared source's name, or a free-text string."""
+        atoms = field.atoms
+        if len(atoms) == 1 and isinstance(atoms[0], st.Name):
+            return self.ref(atoms[0], "source", self.source_names, "source")
+        return self.read.text(field, '"SemiAnalysis AI Cloud TCO model"')
 
     def hit_rate(self, field: Field) -> float | None:
         """A declared prefix-cache hit rate, or None for `unknown`."""
@@ -1025,6 +1037,13 @@ class _Checker:
             else:
                 context = integer("context")
         dtype = lambda key: self.read.word(one[key], V.DTYPES) if key in one else None  # noqa: E731
+        if "params" in one and "weight_dtype" not in one and weights is None:
+            self.fail(
+                "E106",
+                "`capacity` gives `params` but not `weight_dtype`",
+                one["params"].key_span,
+                help="add e.g. `weight_dtype fp8`, or give `weights N GB` directly",
+            )
         if weights is None and "params" not in one:
             self.fail(
                 "E106",
@@ -1203,7 +1222,11 @@ class _Checker:
                 return None
             scenario = alt.atoms[0].value
             known = {p.scenario for s in systems for p in s.prices}
-            missing = [s.name for s in systems if scenario not in {p.scenario for p in s.prices}]
+            missing = [
+                s.name
+                for s in systems
+                if s.prices and scenario not in {p.scenario for p in s.prices}
+            ]
             if missing:
                 close = suggest(scenario, known)
                 self.fail(

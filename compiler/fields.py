@@ -208,6 +208,14 @@ class Reader:
                 help=f"use a unit such as `{dims[0].canonical}`",
             )
             return None
+        if atom.number.value <= 0 and dimension != units.FRACTION:
+            self.fail(
+                "E107",
+                f"`{key}` must be positive, found `{atom.number.text} {atom.unit}`",
+                atom.span,
+                label="must be greater than zero",
+            )
+            return None
         return atom.number.value * factor, dimension, atom
 
     def fraction(self, field: Field, *, allow_zero: bool = False) -> float | None:
@@ -216,11 +224,12 @@ class Reader:
             return None
         value = got[0]
         if value < 0 or (value == 0 and not allow_zero) or value > 1:
+            interval = "[0, 100%]" if allow_zero else "(0, 100%]"
             self.fail(
                 "E111",
-                f"`{field.key}` is {got[2].number.text}%, outside (0, 100%]",
+                f"`{field.key}` is {got[2].number.text}%, outside {interval}",
                 got[2].span,
-                label="must be more than 0% and at most 100%",
+                label=f"must be within {interval}",
             )
             return None
         return value

@@ -140,6 +140,7 @@ class Runs:
     glob: str
     format: str | None = None
     where: tuple[tuple[str, str], ...] = ()
+    source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,7 @@ class ReportedPoint:
     interactivity_tok_s_user: float
     throughput: float
     concurrency: float | None = None
+    throughput_unit: str = "tok/s/gpu"
 
 
 @dataclass(frozen=True)

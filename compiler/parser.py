@@ -167,6 +167,22 @@ def _unclosed_brace(text: str) -> int | None:
     return stack[-1] if stack else None
 
 
+def _bad_escape(text: str, start: int, end: int) -> int | None:
+    """Offset of the first invalid backslash escape in a string that does close on its line."""
+    i = start + 1
+    while i < end:
+        if text[i] == '"':
+            return None
+        if text[i] == "\\":
+            if i + 1 >= end or text[i + 1] not in '"\\nt':
+                closes = '"' in text[i + 1 : end]
+                return i if closes else None
+            i += 2
+            continue
+        i += 1
+    return None
+
+
 def _unexpected_token(source: SourceFile, exc) -> Diagnostic:
     token = exc.token
     expected = set(exc.accepts or exc.expected)
@@ -226,6 +242,16 @@ def _unexpected_character(source: SourceFile, exc) -> Diagnostic:
     if char == '"':
         line_end = source.text.find("\n", pos)
         line_end = len(source.text) if line_end < 0 else line_end
+        bad = _bad_escape(source.text, pos, line_end)
+        if bad is not None:
+            return error(
+                "E006",
+                f"invalid escape `{source.text[bad : bad + 2]}` in a string",
+                source.span(bad, bad + 2),
+                label="not an escape of the language",
+                notes=('escapes are `\\"`, `\\\\`, `\\n` and `\\t`',),
+                help="write a backslash itself as `\\\\`",
+            )
         return error(
             "E003",
             "unterminated string",
