@@ -36,6 +36,8 @@ class RunPoint:
     concurrency: float | None
     label: str
     fields: Mapping[str, object] = field(default_factory=dict)
+    goodput_req_s: float | None = None  # requests/s meeting every SLO (`latency { slo ... }`)
+    slo_attainment: float | None = None  # share of all requests meeting every SLO
 
 
 @dataclass(frozen=True)

@@ -139,6 +139,7 @@ def load_data(comparison: ir.Comparison, spec_dir: Path):
     stats = statistics_needed(comparison)
     percentiles = tuple(s[1:] for s in stats if s.startswith("p"))
     metric = comparison.latency.metric
+    slos = dict(comparison.latency.slo) or None
     for system in comparison.systems:
         runs = system.runs
         if runs is None:
@@ -180,7 +181,7 @@ def load_data(comparison: ir.Comparison, spec_dir: Path):
                 )
             )
             for run in kept:
-                metrics = summarize(run, percentiles=percentiles)
+                metrics = summarize(run, percentiles=percentiles, slos=slos)
                 for stat in stats:
                     by_stat[stat].append(_run_point(metrics, metric, stat, rel))
         if not any(by_stat.values()) and not has_errors(diagnostics):
@@ -233,6 +234,8 @@ def _run_point(metrics, metric: str, statistic: str, rel: str) -> RunPoint:
         concurrency=conc,
         label=label,
         fields=fields,
+        goodput_req_s=metrics.goodput,
+        slo_attainment=metrics.slo_attainment,
     )
 
 

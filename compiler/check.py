@@ -298,7 +298,9 @@ class _Checker:
                 help="use `metric e2e_per_token` for a per-token latency that includes TTFT",
             )
         target = self.target(one["target"], metric) if "target" in one else None
+        slo = self.slo(one["slo"]) if "slo" in one else ()
         return ir.Latency(
+            slo=slo,
             metric=metric,
             ttft=ttft,
             statistic=statistic or "median",
@@ -306,6 +308,20 @@ class _Checker:
             read=read or "steffen",
             percentile_method=method or "linear",
         )
+
+    def slo(self, field: Field) -> tuple[tuple[str, float], ...]:
+        """`slo ttft 2 s tpot 40 ms`: per-request limits that define goodput."""
+        positional, opts = self.read.options(field, V.SLO_OPTIONS)
+        if positional or not opts:
+            self.read.expect(field, "limits per metric", "ttft 2 s tpot 40 ms")
+            return ()
+        limits = []
+        for metric in V.SLO_OPTIONS:
+            if metric in opts:
+                got = self.read.quantity(opts[metric][0], units.TIME)
+                if got:
+                    limits.append((metric, got[0]))
+        return tuple(limits)
 
     def target(self, field: Field, metric: str) -> ir.Target | None:
         self.origin("/latency/target", field.span)

@@ -47,6 +47,7 @@ class Latency:
     target: Target | None = None
     read: str = "steffen"
     percentile_method: str = "linear"
+    slo: tuple[tuple[str, float], ...] = ()  # per-request limits in seconds, for goodput
 
 
 @dataclass(frozen=True)
@@ -303,7 +304,7 @@ class Comparison:
         return json.dumps(self.to_json(), sort_keys=True, indent=2) + "\n"
 
 
-_KEYED = {"precision", "speculative", "scheduler", "disclosure"}
+_KEYED = {"precision", "speculative", "scheduler", "disclosure", "slo"}
 
 
 def _jsonable(value: Any, key: str = "") -> Any:

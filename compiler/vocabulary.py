@@ -22,8 +22,9 @@ SOURCE_KEYS = dict.fromkeys(
     False,
 )
 LATENCY_KEYS = dict.fromkeys(
-    ("metric", "ttft", "statistic", "target", "read", "percentile_method"), False
+    ("metric", "ttft", "statistic", "target", "read", "percentile_method", "slo"), False
 )
+SLO_OPTIONS = dict.fromkeys(("ttft", "tpot", "e2el"), False)
 TOKENS_KEYS = dict.fromkeys(("count", "reused", "hit_rate_margin"), False)
 NORMALIZE_OPTIONS = dict.fromkeys(("per", "basis"), False)
 SYSTEM_KEYS = {
