@@ -296,6 +296,7 @@ def _system(ctx: _Ctx, system: ir.System) -> dict:
         elif rep.ratio is not None:
             relative = (rep.ratio, rep.ratio_to)
             reachable = True
+    out["goodput"] = _goodput(ctx, system, gpus)
     if target is not None and reachable is False:
         ctx.warn(
             "W510",
@@ -365,6 +366,28 @@ def _run_points(ctx: _Ctx, system: ir.System, gpus: int | None):
     if hit_values:
         hit = sum(c for c, _ in hit_values) / sum(i for _, i in hit_values)
     return points, (hit, hit_basis)
+
+
+def _goodput(ctx: _Ctx, system: ir.System, gpus: int | None) -> dict | None:
+    """Requests/s per GPU meeting every SLO, per run, and the best of the sweep (DistServe)."""
+    slo = ctx.comparison.latency.slo
+    if not slo or system.runs is None or not gpus:
+        return None
+    runs = [
+        {
+            "concurrency": rp.concurrency,
+            "label": rp.label,
+            "goodput_req_s_per_gpu": rp.goodput_req_s / gpus
+            if rp.goodput_req_s is not None
+            else None,
+            "slo_attainment": rp.slo_attainment,
+        }
+        for rp in ctx.data[system.name].runs.get(ctx.comparison.latency.statistic, ())
+    ]
+    runs.sort(key=lambda r: (r["concurrency"] is None, r["concurrency"] or 0))
+    measured = [r for r in runs if r["goodput_req_s_per_gpu"] is not None]
+    best = max(measured, key=lambda r: r["goodput_req_s_per_gpu"], default=None)
+    return {"slo_ms": {k: v * 1000 for k, v in slo}, "runs": runs, "best": best}
 
 
 def _point_json(p: Point) -> dict:
@@ -480,7 +503,16 @@ def _ratios(ctx: _Ctx, s: dict, base: dict, system: ir.System) -> dict:
         if cost_ratio
         else None,
         "cost_unavailable": cost_unavailable,
+        "goodput_ratio": _goodput_ratio(s, base),
     }
+
+
+def _goodput_ratio(s: dict, base: dict) -> float | None:
+    a, b = s.get("goodput"), base.get("goodput")
+    if not a or not b or not a["best"] or not b["best"]:
+        return None
+    low = b["best"]["goodput_req_s_per_gpu"]
+    return a["best"]["goodput_req_s_per_gpu"] / low if low else None
 
 
 def _cost_basis_matches(comparison: ir.Comparison) -> bool:
@@ -545,7 +577,10 @@ def _default_axes(c: ir.Comparison) -> tuple[ir.SensitivityAxis, ...]:
 def _alternative(c: ir.Comparison, parameter: str, value) -> ir.Comparison:
     R = dataclasses.replace
     if parameter == "tokens":
-        return R(c, tokens=R(c.tokens, count=tuple(value)))
+        # cost follows the counted tokens, so each alternative has its own $/M basis
+        basis = {("output",): "output", ("input", "output"): "total", ("input",): "input"}
+        per_million = basis.get(tuple(value), c.cost.per_million)
+        return R(c, tokens=R(c.tokens, count=tuple(value)), cost=R(c.cost, per_million=per_million))
     if parameter == "statistic":
         return R(c, latency=R(c.latency, statistic=value))
     if parameter == "utilization":
