@@ -48,7 +48,7 @@ def simulate(model: Model, conc: int, rng: np.random.Generator) -> tuple[dict, l
     """One closed-loop run: `conc` workers, each sending requests back to back."""
     per_worker = max(2, 64 // conc)
     requests = []
-    for worker in range(conc):
+    for _worker in range(conc):
         clock = float(rng.uniform(0, 0.05))
         for _ in range(per_worker):
             prompt = int(rng.integers(int(model.input_tokens * 0.8), int(model.input_tokens * 1.2)))
