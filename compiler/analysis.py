@@ -134,7 +134,7 @@ def _tco_hourly(tco: ir.Tco) -> dict:
 
 def _hourly_cost(system: ir.System, scenario: str | None) -> dict | None:
     """The $/GPU-hour a system's cost uses: the scenario's price, else its TCO parts."""
-    price = _price(system, scenario)
+    price = None if scenario == "tco" else _price(system, scenario)
     if price is not None:
         return {
             "usd_per_gpu_hour": price.usd_per_gpu_hour,

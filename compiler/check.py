@@ -977,7 +977,17 @@ class _Checker:
                         help=f"add `power N kW basis provisioned` to system `{s.name}`",
                     )
         scenario = cost.scenario
-        if scenario is not None:
+        if scenario == "tco":
+            for s in systems:
+                if s.tco is None:
+                    self.fail(
+                        "E105",
+                        f"cost scenario `tco` needs a `tco` block on every system; "
+                        f"`{s.name}` has none",
+                        self.cost_scenario_field.value_span,
+                        help=f"add `tco {{ capex ...; years ... }}` to system `{s.name}`",
+                    )
+        elif scenario is not None:
             for s in systems:
                 if s.prices and scenario not in {p.scenario for p in s.prices}:
                     self.fail(
@@ -1237,6 +1247,16 @@ class _Checker:
                 self.read.expect(sub, "a price scenario", "owning | rental")
                 return None
             scenario = alt.atoms[0].value
+            if scenario == "tco":
+                lacking = [s.name for s in systems if s.tco is None]
+                if lacking:
+                    self.fail(
+                        "E105",
+                        f"price scenario `tco` needs a `tco` block on {listing(lacking)}",
+                        alt.span,
+                    )
+                    return None
+                return scenario
             known = {p.scenario for s in systems for p in s.prices}
             missing = [
                 s.name
