@@ -2,7 +2,137 @@
 
 from __future__ import annotations
 
+import os
+
+from cmpc.diagnostics import error
+from cmpc.report.text import Md
+
+REPORT_TEMPLATE = "report.md.j2"
+
 
 def render_outputs(results: dict, *, html: bool = False, template_dir: str | None = None):
-    """Every report file as {relative path: content}, and diagnostics."""
-    return {}, []
+    """Every report file as {relative path: content}, and diagnostics.
+
+    Nothing is written here: build.write_atomically moves the files into place only when the
+    whole build succeeded.
+    """
+    from cmpc.report import figures as F
+    from cmpc.report.model import View
+
+    if template_dir is not None and not os.path.isdir(template_dir):
+        return {}, [
+            error(
+                "E600",
+                f"template folder `{template_dir}` does not exist",
+                file=template_dir,
+                help="`--template DIR` names a folder that holds "
+                f"`{REPORT_TEMPLATE}` (and any templates it includes)",
+            )
+        ]
+    view_model = View(results)
+    report = view_model.build()
+    order = view_model.order
+    labels = {n: str(results["systems"][n].get("label") or n) for n in order}
+    files: dict[str, str | bytes] = {}
+    figures = []
+    try:
+        if F.has_sweep(results):
+            files["figures/frontier.svg"] = F.frontier_svg(results, order, labels)
+            figures.append(
+                {
+                    "path": "figures/frontier.svg",
+                    "kind": "frontier",
+                    "alt": Md(
+                        "Throughput against interactivity: measured points, "
+                        "frontier as read, target and reads"
+                    ),
+                }
+            )
+        elif order:
+            files["figures/summary.svg"] = F.summary_svg(report, results, order, labels)
+            figures.append(
+                {
+                    "path": "figures/summary.svg",
+                    "kind": "summary",
+                    "alt": Md(
+                        "Throughput and cost per token relative to the baseline "
+                        "under each price scenario"
+                    ),
+                }
+            )
+    except Exception as exc:  # a plotting failure must not leave a half-written build
+        return {}, [
+            error("E605", f"cannot draw the figures: {type(exc).__name__}: {exc}", file="figures/")
+        ]
+    report["figures"] = figures
+    markdown, problems = render_markdown(results, report, template_dir)
+    if markdown is None:
+        return {}, problems
+    files["report.md"] = markdown
+    files["figures.csv"] = F.figures_csv(view_model.fig.rows)
+    if html:
+        from cmpc.report.html import to_html
+
+        files["report.html"] = to_html(markdown, report["title"], files)
+    return files, problems
+
+
+def render_markdown(results: dict, report: dict, template_dir: str | None):
+    """report.md from the package templates, or from `template_dir` first (sandboxed)."""
+    import jinja2
+    from jinja2.sandbox import SecurityError
+
+    from cmpc.report.environment import make_environment
+
+    env = make_environment(template_dir)
+    where = template_dir or "cmpc/report/templates"
+    try:
+        template = env.get_template(REPORT_TEMPLATE)
+        text = template.render(results=results, report=report)
+    except jinja2.TemplateSyntaxError as exc:
+        return None, [
+            error(
+                "E601",
+                f"template syntax error: {exc.message}",
+                file=_template_file(exc.filename or exc.name, where),
+                record=f"line {exc.lineno}",
+            )
+        ]
+    except jinja2.TemplateNotFound as exc:
+        return None, [
+            error(
+                "E600",
+                f"template `{exc.name}` not found in {where}",
+                file=where,
+                help=f"a template folder holds `{REPORT_TEMPLATE}`",
+            )
+        ]
+    except jinja2.UndefinedError as exc:
+        return None, [
+            error(
+                "E602",
+                f"template uses an undefined variable: {exc.message}",
+                file=where,
+                help="see docs/templates.md for every variable",
+            )
+        ]
+    except SecurityError as exc:
+        return None, [
+            error(
+                "E603",
+                f"template tried an unsafe operation: {exc}",
+                file=where,
+                help="templates run in a sandbox and cannot reach Python internals",
+            )
+        ]
+    except Exception as exc:
+        return None, [error("E604", f"template failed: {type(exc).__name__}: {exc}", file=where)]
+    if not text.endswith("\n"):
+        text += "\n"
+    return text, []
+
+
+def _template_file(name: str | None, where: str) -> str:
+    if not name:
+        return where
+    return name if os.path.isabs(name) or name.startswith(where) else f"{where}/{name}"

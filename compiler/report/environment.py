@@ -1,0 +1,62 @@
+"""The jinja2 environment of report templates: sandboxed, strict, Markdown-escaping by default."""
+
+from __future__ import annotations
+
+import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from cmpc.report import text as T
+
+
+def _finalize(value):
+    """Every `{{ ... }}` output: cmpc's Markdown passes, numbers are formatted, text escaped."""
+    if isinstance(value, T.Md):
+        return value
+    if value is None:
+        return T.DASH
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float):
+        return T.number(value)
+    return T.escape(value)
+
+
+@jinja2.pass_context
+def _footnote(context, key: str) -> T.Md:
+    """A footnote mark `[^key]`; the key must be one the report defines."""
+    notes = context["report"]["footnotes"]
+    if key not in notes:
+        raise jinja2.UndefinedError(f"no footnote `{key}`; defined: {', '.join(notes)}")
+    return T.Md(f"[^{key}]")
+
+
+FILTERS = {
+    "pct": T.percent,
+    "num": T.number,
+    "ratio": T.ratio,
+    "usd": T.usd,
+    "gb": T.gigabytes,
+    "md": T.escape,
+    "code": T.code,
+    "link": T.link,
+}
+
+
+def make_environment(template_dir: str | None = None) -> ImmutableSandboxedEnvironment:
+    """Package templates, overridden file by file by `template_dir` when given."""
+    loaders: list[jinja2.BaseLoader] = []
+    if template_dir is not None:
+        loaders.append(jinja2.FileSystemLoader(template_dir))
+    loaders.append(jinja2.PackageLoader("cmpc.report", "templates"))
+    env = ImmutableSandboxedEnvironment(
+        loader=jinja2.ChoiceLoader(loaders),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+        finalize=_finalize,
+    )
+    env.filters.update(FILTERS)
+    env.globals["fn"] = _footnote
+    return env

@@ -1,0 +1,44 @@
+"""report.md -> report.html for preview: footnotes rendered, figures inline, raw HTML disabled."""
+
+from __future__ import annotations
+
+import html as htmllib
+import re
+
+STYLE = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
+line-height:1.45;color:#222}table{border-collapse:collapse;margin:1rem 0}
+td,th{border:1px solid #ccc;padding:.25rem .5rem;vertical-align:top;text-align:left}
+code{font-size:.9em}blockquote{border-left:4px solid #c00;margin:1rem 0;padding:.25rem 1rem;
+background:#fff4f4}.footnotes{font-size:.9em}svg{max-width:100%;height:auto}"""
+
+_PROLOGUE = re.compile(r"^\s*(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?", re.DOTALL)
+
+
+def _parser(figures: dict):
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.footnote import footnote_plugin
+
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable("table").use(footnote_plugin)
+    default_image = md.renderer.rules.get("image")
+
+    def image(renderer, tokens, idx, options, env):
+        src = tokens[idx].attrGet("src")
+        content = figures.get(src) if isinstance(src, str) else None
+        if isinstance(content, str) and src.endswith(".svg"):
+            return f'<figure class="cmpc-figure">{_PROLOGUE.sub("", content, count=1)}</figure>'
+        return default_image(tokens, idx, options, env)
+
+    md.add_render_rule("image", image)
+    return md
+
+
+def to_html(markdown: str, title: str, files: dict) -> str:
+    """A standalone page; spec text stays text because raw HTML in Markdown is not passed."""
+    body = _parser(files).render(markdown)
+    plain = re.sub(r"\\(.)", r"\1", str(title))
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{htmllib.escape(plain)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+        f"{body}</body>\n</html>\n"
+    )

@@ -1,0 +1,160 @@
+"""Number formatting and Markdown escaping: the one place where report numbers are rounded."""
+
+from __future__ import annotations
+
+import math
+import re
+from urllib.parse import quote
+
+DASH = "n/a"
+
+
+class Md(str):
+    """Text that is already Markdown (escaped or built by cmpc); printed as is."""
+
+    __slots__ = ()
+
+
+# ---------------------------------------------------------------------------------------------
+# Escaping
+
+_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|&~!$])")
+_LINE_START = re.compile(r"^(\s*)([#+\-]|\d+(?=[.)](?:\s|$)))(?=\s|$|[.)])")
+
+
+def escape(value: object) -> Md:
+    """Spec text made inert in Markdown and HTML: one line, every markup character escaped."""
+    if isinstance(value, Md):
+        return value
+    text = " ".join(str(value).split())
+    text = _SPECIAL.sub(r"\\\1", text)
+    match = _LINE_START.match(text)
+    if match:
+        lead, mark = match.group(1), match.group(2)
+        if mark[0].isdigit():
+            rest = text[len(lead) + len(mark) :]
+            text = f"{lead}{mark}\\{rest}"
+        else:
+            text = f"{lead}\\{text[len(lead) :]}"
+    return Md(text)
+
+
+def code(value: object) -> Md:
+    """An identifier as a code span (fenced with more backticks than it holds)."""
+    text = " ".join(str(value).split()).replace("|", "/")
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return Md(f"{fence}{pad}{text}{pad}{fence}")
+
+
+_URL = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
+
+
+def link(text: object, url: object) -> Md:
+    """A link when the URL is http(s); otherwise the text followed by the escaped address."""
+    label = escape(text)
+    if url is None:
+        return label
+    url = str(url)
+    if _URL.match(url):
+        target = quote(url, safe=":/?#@$&'*+,;=%-._~")
+        return Md(f"[{label}]({target})")
+    return Md(f"{label} ({escape(url)})")
+
+
+def footnote_key(name: object) -> str:
+    """A footnote label made of lowercase letters, digits and hyphens only."""
+    key = re.sub(r"[^a-z0-9]+", "-", str(name).lower()).strip("-")
+    return key or "x"
+
+
+# ---------------------------------------------------------------------------------------------
+# Numbers (every number a report shows goes through one of these)
+
+
+def _finite(x) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _trim(text: str) -> str:
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def percent(fraction, digits: int = 1, signed: bool = False) -> Md:
+    """A fraction as a percentage, rounded once, here: 0.1961 -> '19.6%'."""
+    if not _finite(fraction):
+        return Md(DASH)
+    value = round(fraction * 100, digits)
+    if value == 0:
+        value = 0.0  # no "-0.0%"
+    text = _trim(f"{abs(value):.{digits}f}") + "%"
+    if value < 0:
+        return Md("\u2212" + text)
+    return Md(("+" if signed and value > 0 else "") + text)
+
+
+def number(x, digits: int | None = None) -> Md:
+    """A plain quantity: thousands separators, fewer decimals as numbers grow."""
+    if x is None:
+        return Md(DASH)
+    if isinstance(x, float) and math.isinf(x):
+        return Md("\u221e" if x > 0 else "\u2212\u221e")
+    if not _finite(x):
+        return Md(DASH)
+    if isinstance(x, int):
+        return Md(f"{x:,}")
+    size = abs(x)
+    if digits is None:
+        if size >= 1e9:
+            mantissa, exponent = f"{x:.3e}".split("e")
+            return Md(f"{_trim(mantissa)} \u00d7 10^{int(exponent)}")
+        digits = 1 if size >= 100 else 2 if size >= 1 else 3
+        if 0 < size < 0.001:
+            return Md(f"{x:.3g}")
+    text = _trim(f"{x:,.{digits}f}")
+    return Md("\u2212" + text[1:] if text.startswith("-") else text)
+
+
+def ratio(x) -> Md:
+    """A ratio to three decimals: 1.244, 0.804."""
+    if x is not None and isinstance(x, float) and math.isinf(x):
+        return Md("\u221e")
+    if not _finite(x):
+        return Md(DASH)
+    return Md(f"{x:.3f}")
+
+
+def usd(x) -> Md:
+    """Dollars: two decimals from $1, three significant digits below."""
+    if x is not None and isinstance(x, float) and math.isinf(x):
+        return Md("\u221e")
+    if not _finite(x):
+        return Md(DASH)
+    if abs(x) >= 1:
+        return Md(f"${x:,.2f}")
+    return Md(f"${x:.3g}")
+
+
+def gigabytes(x) -> Md:
+    """Bytes in GB (10^9)."""
+    if not _finite(x):
+        return Md(DASH)
+    return Md(f"{number(x / 1e9)} GB")
+
+
+def csv_value(x) -> str:
+    """A value as figures.csv stores it: full precision, the same on every platform."""
+    if x is None:
+        return ""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, float):
+        if math.isnan(x):
+            return "nan"
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        return repr(x)
+    return str(x)
