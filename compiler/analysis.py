@@ -77,6 +77,7 @@ def analyze(
         "headline": core["headline"],
         "comparisons": core["comparisons"],
         "claims": [_claim(c, comparison) for c in comparison.claims],
+        "claim_combinations": _claim_combinations(comparison.claims),
         "sensitivity": sensitivity,
         "capacity": _capacity(comparison),
         "disclosure": _disclosure(comparison, core),
@@ -91,6 +92,8 @@ def analyze(
 def _core(ctx: _Ctx) -> dict:
     comparison = ctx.comparison
     systems = {s.name: _system(ctx, s) for s in comparison.systems}
+    if comparison.baseline is None:  # a claims audit
+        return {"systems": systems, "comparisons": [], "headline": None}
     _hit_rate_gap(ctx, systems)
     base = systems[comparison.baseline]
     comparisons = [
@@ -599,6 +602,8 @@ def _alternative(c: ir.Comparison, parameter: str, value) -> ir.Comparison:
 
 def _sensitivity(c: ir.Comparison, data, core: dict) -> dict:
     declared = bool(c.sensitivity)
+    if not c.systems:
+        return {"declared": declared, "rows": []}
     axes = c.sensitivity or _default_axes(c)
     head = core["headline"] or {}
     base_winner, base_cost_winner = head.get("winner"), head.get("cost_winner")
@@ -712,6 +717,29 @@ def _claim(claim: ir.Claim, c: ir.Comparison) -> dict:
         "cannot_derive": cannot,
         "notes": notes,
     }
+
+
+def _claim_combinations(claims) -> list[dict]:
+    """What two claims would imply together, and the fact that is missing for it."""
+    out = []
+    volumes = [c for c in claims if c.dimension == "token_rate" and c.scope != "gpu"]
+    revenues = [c for c in claims if c.kind == "revenue" and c.dimension == "gpu_hour_price"]
+    for v in volumes:
+        for r in revenues:
+            gpus = v.gpus
+            implied = r.canonical_value * gpus / (v.canonical_value * 3600) * 1e6 if gpus else None
+            out.append(
+                {
+                    "claims": [v.name, r.name],
+                    "quantity": "implied token price (USD per million tokens)",
+                    "formula": "revenue per GPU-hour x GPUs / (tokens per second x 3600) x 1e6",
+                    "value": implied,
+                    "missing": None if gpus else f"the {v.scope}'s GPU count (`gpus`)",
+                    "note": "only if every GPU earned the stated rate during the tokens' hours; "
+                    "periods must match (an off-peak rate does not cover a whole day)",
+                }
+            )
+    return out
 
 
 def _capacity(c: ir.Comparison) -> dict | None:

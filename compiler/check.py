@@ -75,10 +75,12 @@ class _Checker:
         system_names = [self.entry_name(f) for f in systems_fields]
         self.system_names = [n for n in system_names if n]
 
+        # A claims audit states published figures without systems: no sides, no constraint.
+        audit = not systems_fields and bool(found.get("claim"))
         before = len(self.diagnostics)
         latency = self.latency(one["latency"]) if "latency" in one else ir.Latency()
         self.latency_ok = len(self.diagnostics) == before
-        if "latency" not in one:
+        if "latency" not in one and not audit:
             self.fail(
                 "E106",
                 "the comparison has no `latency` block",
@@ -94,14 +96,15 @@ class _Checker:
             system = self.system(f, i, latency, cost)
             if system is not None:
                 systems.append(system)
-        baseline = self.baseline(one.get("baseline"), root)
-        if len(systems_fields) < 2:
+        baseline = None if audit else self.baseline(one.get("baseline"), root)
+        if len(systems_fields) < 2 and not audit:
             self.fail(
                 "E113",
                 f"a comparison needs at least two systems, found {len(systems_fields)}",
                 root.key.span,
                 label="compares fewer than two systems",
                 help="declare each side with `system NAME { ... }`",
+                notes=("a spec with claims and no systems at all is a claims audit",),
             )
         self.cross_checks(systems, normalize, cost, tokens, latency, found)
         capacity = self.capacity(one["capacity"]) if "capacity" in one else None
@@ -115,7 +118,7 @@ class _Checker:
         disclosure = self.disclosure(one["disclosure"]) if "disclosure" in one else ()
         question = self.read.text(one["question"]) if "question" in one else None
         synthetic = any(s.role == "synthetic" for s in sources)
-        if title is None or baseline is None:
+        if title is None or (baseline is None and not audit):
             return None
         return ir.Comparison(
             file=root.span.file,

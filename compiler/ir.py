@@ -275,7 +275,7 @@ class Comparison:
     file: str
     title: str
     question: str | None
-    baseline: str
+    baseline: str | None  # None only in a claims audit (claims, no systems)
     systems: tuple[System, ...]
     sources: tuple[Source, ...] = ()
     latency: Latency = field(default_factory=Latency)
