@@ -75,6 +75,7 @@ def analyze(
         "conditions": _conditions(comparison),
         "systems": core["systems"],
         "headline": core["headline"],
+        "load": core["load"],
         "comparisons": core["comparisons"],
         "claims": [_claim(c, comparison) for c in comparison.claims],
         "claim_combinations": _claim_combinations(comparison.claims),
@@ -93,7 +94,7 @@ def _core(ctx: _Ctx) -> dict:
     comparison = ctx.comparison
     systems = {s.name: _system(ctx, s) for s in comparison.systems}
     if comparison.baseline is None:  # a claims audit
-        return {"systems": systems, "comparisons": [], "headline": None}
+        return {"systems": systems, "comparisons": [], "headline": None, "load": None}
     _hit_rate_gap(ctx, systems)
     base = systems[comparison.baseline]
     comparisons = [
@@ -102,7 +103,12 @@ def _core(ctx: _Ctx) -> dict:
         if s.name != comparison.baseline
     ]
     headline = comparisons[0] if comparisons else None
-    return {"systems": systems, "comparisons": comparisons, "headline": headline}
+    return {
+        "systems": systems,
+        "comparisons": comparisons,
+        "headline": headline,
+        "load": _load(ctx),
+    }
 
 
 def _gpus(system: ir.System) -> int | None:
@@ -257,6 +263,9 @@ def _system(ctx: _Ctx, system: ir.System) -> dict:
             )
             read_value, reachable = read.value, read.reachable
             knots = [_point_json(p) for p in read.knots]
+        elif frontier:  # no target: each system at its own peak (one run: as measured)
+            peak = max(frontier, key=lambda p: p.throughput)
+            read_value, reachable, knots = peak.throughput, True, [_point_json(peak)]
     else:
         rep = system.reported
         out["hit_rate"] = (
@@ -314,15 +323,53 @@ def _system(ctx: _Ctx, system: ir.System) -> dict:
         "throughput_per_unit": value,
         "unit": UNITS[per],
         "reachable": reachable,
-        "method": latency.read
-        if (system.runs or (system.reported and system.reported.points))
-        else "reported",
+        "method": _method(latency, system),
         "knots": knots,
         "relative": {"ratio": relative[0], "to": relative[1]} if relative else None,
     }
     out["cost"] = _cost(system, hourly, cost, read_value, comparison)
     out["energy"] = _energy(system, read_value)
     return out
+
+
+def _method(latency: ir.Latency, system: ir.System) -> str:
+    """How the at-target value was obtained."""
+    if system.runs is None and not (system.reported and system.reported.points):
+        return "reported"
+    return latency.read if latency.target is not None else "peak"
+
+
+def _load(ctx: _Ctx) -> dict:
+    """Each measured system's load conditions, and whether they match across systems."""
+    keys = ("request_rate", "max_concurrency", "conc", "concurrency", "burstiness")
+    statistic = ctx.comparison.latency.statistic
+    per_system = {}
+    for system in ctx.comparison.systems:
+        if system.runs is None:
+            per_system[system.name] = None
+            continue
+        conditions = set()
+        for rp in ctx.data[system.name].runs.get(statistic, ()):
+            stated = tuple(
+                (k, str(rp.fields[k])) for k in keys if rp.fields.get(k) not in (None, "")
+            )
+            conditions.add(stated)
+        per_system[system.name] = sorted(
+            ", ".join(f"{k} {v}" for k, v in c) or "not stated" for c in conditions
+        )
+    measured = [v for v in per_system.values() if v is not None]
+    comparable = None
+    if len(measured) >= 2:
+        comparable = all(v == measured[0] for v in measured) and "not stated" not in measured[0]
+    if comparable is False:
+        ctx.warn(
+            "W515",
+            "the systems ran under different load conditions ("
+            + "; ".join(f"{n}: {', '.join(v)}" for n, v in per_system.items() if v)
+            + "): their figures are not comparable as a like-for-like test",
+            help="run every system at the same request rates or concurrencies",
+        )
+    return {"comparable": comparable, "systems": per_system}
 
 
 def _speed(target: ir.Target) -> float:
