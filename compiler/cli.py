@@ -44,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--check", action="store_true", help="list files that would change")
     mode.add_argument("--diff", action="store_true", help="print a unified diff, change nothing")
 
+    init = verbs.add_parser("init", help="write a commented starter spec")
+    init.add_argument("name", nargs="?", default="comparison", metavar="NAME")
+
     explain = verbs.add_parser("explain", help="explain a diagnostic code")
     explain.add_argument("code", metavar="CODE")
 
@@ -71,6 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--template", metavar="DIR", help="render your own jinja2 templates")
     build.add_argument("--diagnostics", dest="format", choices=DIAGNOSTIC_FORMATS, default="human")
+    build.add_argument(
+        "--no-cache", action="store_true", help="read every run file; neither use nor fill cache"
+    )
+    build.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    cache = verbs.add_parser("cache", help="manage the cache of reduced runs")
+    cache_verbs = cache.add_subparsers(dest="cache_verb", metavar="ACTION")
+    cache_verbs.required = True
+    clear = cache_verbs.add_parser("clear", help="delete .cmpc-cache/ there (or $CMPC_CACHE_DIR)")
+    clear.add_argument("spec_dir", nargs="?", default=".", metavar="SPEC_DIR")
 
     sweep = verbs.add_parser("sweep", help="frontier and reads at target interactivities")
     sweep.add_argument("files", nargs="+", metavar="FILE")
@@ -93,6 +106,10 @@ def _run(args: argparse.Namespace) -> Outcome:
 
         stdin = sys.stdin.read() if "-" in args.specs else None
         return format_specs(args.specs, check=args.check, diff=args.diff, stdin=stdin)
+    if args.verb == "init":
+        from cmpc.verbs import init_spec
+
+        return init_spec(args.name)
     if args.verb == "explain":
         from cmpc.verbs import explain_code
 
@@ -116,7 +133,13 @@ def _run(args: argparse.Namespace) -> Outcome:
             sets=args.sets,
             html=args.report_format == "html",
             template_dir=args.template,
+            use_cache=not args.no_cache,
+            progress=None if args.quiet or not sys.stderr.isatty() else _ProgressBar(),
         )
+    if args.verb == "cache":
+        from cmpc.cache import clear_cache
+
+        return clear_cache(args.spec_dir)
     if args.verb == "sweep":
         from cmpc.sweep import run_sweep
 
@@ -130,6 +153,34 @@ def _run(args: argparse.Namespace) -> Outcome:
             as_json=args.json,
         )
     raise AssertionError(f"unhandled verb {args.verb}")
+
+
+class _ProgressBar:
+    """Files reduced so far, on one stderr line, once a build has run for a second."""
+
+    DELAY_S = 1.0
+    WIDTH = 30
+
+    def __init__(self) -> None:
+        import time
+
+        self._clock = time.monotonic
+        self._start = self._clock()
+        self._shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if done >= total:
+            if self._shown:
+                sys.stderr.write("\r\x1b[K")
+                sys.stderr.flush()
+            return
+        if self._clock() - self._start < self.DELAY_S:
+            return
+        filled = self.WIDTH * done // total
+        bar = "#" * filled + "-" * (self.WIDTH - filled)
+        sys.stderr.write(f"\rreading runs [{bar}] {done}/{total} files")
+        sys.stderr.flush()
+        self._shown = True
 
 
 def _emit(outcome: Outcome, diagnostic_format: str, verb: str) -> None:

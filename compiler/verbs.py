@@ -140,3 +140,32 @@ def explain_code(code: str) -> Outcome:
         return Outcome(stderr=f"cmpc: unknown diagnostic code `{code}`{hint}\n", exit_code=2)
     text = f"{info.code} ({info.name}): {info.summary}\n\n{info.explanation.strip()}\n"
     return Outcome(stdout=text, exit_code=0)
+
+
+def init_spec(name: str) -> Outcome:
+    """`cmpc init [NAME]`: write a commented starter spec, never over an existing file."""
+    from importlib import resources
+
+    path = Path(name if name.endswith(".cmp") else f"{name}.cmp")
+    if path.exists():
+        return Outcome(
+            diagnostics=(
+                error(
+                    "E090",
+                    f"`{display_path(str(path))}` already exists",
+                    file=display_path(str(path)),
+                    help="choose another name; cmpc init never overwrites a file",
+                ),
+            )
+        )
+    text = resources.files("cmpc").joinpath("starter.cmp").read_text(encoding="utf-8")
+    try:
+        with path.open("x", encoding="utf-8") as handle:
+            handle.write(text.replace("NAME", path.stem))
+    except OSError as exc:
+        reason = (exc.strerror or type(exc).__name__).lower()
+        return Outcome(diagnostics=(error("E090", f"cannot write spec: {reason}", file=name),))
+    return Outcome(
+        stdout=f"wrote {display_path(str(path))}; fill in the TODOs, then run "
+        f"`cmpc check {display_path(str(path))}`\n"
+    )
