@@ -30,7 +30,14 @@ def _footnote(context, key: str) -> T.Md:
     return T.Md(f"[^{key}]")
 
 
+def _join(items, separator: str = ", ") -> T.Md:
+    """`join` that keeps cmpc's Markdown and escapes everything else (jinja's `join` would
+    return plain text, which the output then escapes a second time)."""
+    return T.Md(str(T.escape(separator)).join(str(T.escape(i)) for i in items))
+
+
 FILTERS = {
+    "mdjoin": _join,
     "pct": T.percent,
     "num": T.number,
     "ratio": T.ratio,

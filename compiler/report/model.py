@@ -173,6 +173,8 @@ class View:
     # -- small lookups ---------------------------------------------------------------------
 
     def label(self, name) -> Md:
+        if name is None:
+            return Md("the baseline")
         s = self.systems.get(name) or {}
         return escape(s.get("label") or self.ir_systems.get(name, {}).get("label") or name)
 
@@ -254,7 +256,13 @@ class View:
             "direction": None,
             "change": None,
             "sources": [],
+            "price_normalized": self.per() == "dollar",
+            "hit_rate_gap": self.hit_rate_gap(),
         }
+        if not self.systems:
+            out["reason"] = Md("the spec declares no systems; it audits the claims below")
+            out["target"] = Md("")
+            return out
         if not h:
             out["reason"] = Md("the spec compares no system with the baseline")
             return out
@@ -433,7 +441,8 @@ class View:
                     )
                 )
         rows.append(("Data", self._origin_text(name)))
-        rows.append((f"Throughput at the target ({unit})", self._throughput_text(name, s, at)))
+        where = "at the target" if self.target() else "(no latency target)"
+        rows.append((f"Throughput {where} ({unit})", self._throughput_text(name, s, at)))
         comp = self.comparisons.get(name)
         if comp and _num(comp.get("throughput_ratio")):
             tr = comp["throughput_ratio"]
@@ -792,6 +801,10 @@ class View:
                     prices.setdefault(sc.get("scenario") or "price", {})[name] = sc[
                         "usd_per_gpu_hour"
                     ]
+        for name in self.order:
+            tco = self.tco_hourly(name)
+            if tco is not None and name not in prices.get("tco", {}):
+                prices.setdefault("tco", {})[name] = tco["total"]
         out = [
             {
                 "scenario": "equal prices",
@@ -876,6 +889,18 @@ class View:
                             "date": escape(tco.get("as_of") or DASH),
                         }
                     )
+                derived = self.tco_hourly(name)
+                if derived is not None:
+                    rows.append(
+                        {
+                            "system": self.label(name),
+                            "item": Md("TCO per GPU-hour (derived)"),
+                            "value": derived["arithmetic"],
+                            "basis": Md("tco"),
+                            "source": Md("cmpc"),
+                            "date": escape(tco.get("as_of") or DASH),
+                        }
+                    )
             if _num(irs.get("cache_hit_rate")):
                 rows.append(
                     {
@@ -916,6 +941,34 @@ class View:
             }
         )
         return rows
+
+    def tco_hourly(self, name) -> dict | None:
+        """A system's TCO per GPU-hour, from its parts, with the arithmetic shown."""
+        tco = (self.ir_systems.get(name) or {}).get("tco") or {}
+        capex, years = tco.get("capex_usd_per_gpu"), tco.get("years")
+        if not (_num(capex) and _num(years) and years > 0):
+            return None
+        watts, pue = tco.get("power_watts"), tco.get("pue") or 1.0
+        kwh = tco.get("electricity_usd_per_kwh")
+        hosting = tco.get("hosting_usd_per_gpu_hour") or 0.0
+        ops = tco.get("ops_usd_per_gpu_hour") or 0.0
+        hours = years * 365 * 24
+        energy = watts / 1000 * pue * kwh if _num(watts) and _num(kwh) else 0.0
+        total = capex / hours + energy + hosting + ops
+        terms = [f"{usd(capex)} / ({number(years)} \u00d7 8,760 h)"]
+        if _num(watts) and _num(kwh):
+            terms.append(f"{number(watts / 1000)} kW \u00d7 {number(pue)} \u00d7 {usd(kwh)}/kWh")
+        terms += [usd(hosting), usd(ops)]
+        shown = self.fig.add(
+            f"{name}.tco_usd_per_gpu_hour",
+            "TCO per GPU-hour",
+            total,
+            "USD/gpu/h",
+            usd(total),
+            system=name,
+            source="cmpc",
+        )
+        return {"total": total, "arithmetic": Md(" + ".join(terms) + f" = {shown}")}
 
     def _source_date(self, name) -> Md:
         src = self.sources.get(name) or {}
@@ -1244,11 +1297,45 @@ class View:
                 "rate unknown that cannot be checked."
             )
         elif counts_reused and _num(tok.get("hit_rate_margin")):
-            parts.append(
-                f"The sides may differ by at most {percent(tok['hit_rate_margin'])} "
-                "points before cmpc warns."
-            )
+            gap = self.hit_rate_gap()
+            if gap is not None:
+                parts.append(gap)
+            else:
+                parts.append(
+                    f"The sides may differ by at most {number(tok['hit_rate_margin'] * 100)} "
+                    "percentage points before cmpc warns; they do not."
+                )
         return Md(" ".join(parts))
+
+    def hit_rate_gap(self) -> Md | None:
+        """A sentence when counted reused tokens meet hit rates further apart than the margin."""
+        tok = self.conditions.get("tokens") or {}
+        count = tok.get("count") or []
+        if tok.get("reused") != "included" or not any(
+            k in ("input", "cached_input") for k in count
+        ):
+            return None
+        rates = {n: (self.systems.get(n) or {}).get("hit_rate") for n in self.order}
+        known = {n: r for n, r in rates.items() if _num(r)}
+        margin = tok.get("hit_rate_margin")
+        if len(known) < 2 or not _num(margin):
+            return None
+        gap = max(known.values()) - min(known.values())
+        if gap <= margin:
+            return None
+        shown = self.fig.add(
+            "tokens.hit_rate_gap",
+            "prefix-cache hit-rate gap",
+            gap,
+            "fraction",
+            number(gap * 100, 1),
+            source="cmpc",
+        )
+        return Md(
+            f"the sides' hit rates differ by {shown} percentage points, more than the "
+            f"{number(margin * 100)}-point margin: counting reused input favours the side that "
+            "reuses more, so compare `count uncached_input + output` too."
+        )
 
     def _fn_norm(self) -> Md:
         per = self.per()

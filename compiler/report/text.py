@@ -133,9 +133,14 @@ def usd(x) -> Md:
         return Md("\u221e")
     if not _finite(x):
         return Md(DASH)
+    if abs(x) >= 1000:
+        return Md(f"${x:,.0f}")
     if abs(x) >= 1:
         return Md(f"${x:,.2f}")
-    return Md(f"${x:.3g}")
+    text = f"{x:.3g}"
+    if "e" in text or len(text.partition(".")[2]) < 2:
+        text = f"{x:.2f}" if abs(x) >= 0.01 or x == 0 else text
+    return Md(f"${text}")
 
 
 def gigabytes(x) -> Md:
