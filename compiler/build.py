@@ -13,7 +13,7 @@ from pathlib import Path
 
 from cmpc import __version__, ir
 from cmpc.analysis import RunPoint, SystemData, analyze
-from cmpc.diagnostics import Diagnostic, error, has_errors
+from cmpc.diagnostics import Diagnostic, error, has_errors, warning
 from cmpc.outcome import Outcome
 from cmpc.overrides import Override, apply_overrides, parse_override
 from cmpc.source import SourceFile
@@ -40,8 +40,15 @@ def build_spec(
     render: bool = True,
     html: bool = False,
     template_dir: str | None = None,
+    use_cache: bool = False,
+    cache_dir: str | None = None,
+    progress=None,
 ) -> Outcome:
-    """Run the whole pipeline; outputs appear only if everything succeeded."""
+    """Run the whole pipeline; outputs appear only if everything succeeded.
+
+    `use_cache` keeps reduced runs in `cache_dir` (default: see `cmpc.cache.cache_dir`; the
+    CLI turns it on); `progress(done, total)` is called as run files are reduced.
+    """
     from cmpc.verbs import display_path, read_source
 
     source, diagnostics = read_source(spec_path)
@@ -53,7 +60,13 @@ def build_spec(
     if comparison is None or has_errors(diagnostics):
         return Outcome(diagnostics=tuple(diagnostics), sources=sources)
     spec_dir = Path(spec_path).resolve().parent
-    data, inputs, problems = load_data(comparison, spec_dir)
+    data, inputs, problems = load_data(
+        comparison,
+        spec_dir,
+        use_cache=use_cache,
+        cache_dir=Path(cache_dir) if cache_dir else None,
+        progress=progress,
+    )
     diagnostics += problems
     if has_errors(diagnostics):
         return Outcome(diagnostics=tuple(diagnostics), sources=sources)
@@ -128,26 +141,75 @@ def _confined(path: Path, root: Path) -> bool:
     return True
 
 
-def load_data(comparison: ir.Comparison, spec_dir: Path):
-    """Read each system's run files (confined to the spec's folder) and reduce them to points."""
-    from cmpc.metrics import summarize
-    from cmpc.traces import load_runs
+def load_data(
+    comparison: ir.Comparison,
+    spec_dir: Path,
+    *,
+    use_cache: bool = False,
+    cache_dir: Path | None = None,
+    progress=None,
+):
+    """Read each system's run files (confined to the spec's folder) and reduce them to points.
+
+    Reductions come from the content-hash cache when it holds them; the rest are read in
+    parallel across cores. Either way the points are those a serial read gives.
+    """
+    from cmpc.cache import Cache
+    from cmpc.cache import cache_dir as default_cache_dir
+    from cmpc.ingest import Task, reduce_all
 
     data: dict[str, SystemData] = {}
     inputs: list[Input] = []
     diagnostics: list[Diagnostic] = []
-    stats = statistics_needed(comparison)
-    percentiles = tuple(s[1:] for s in stats if s.startswith("p"))
+    stats = tuple(statistics_needed(comparison))
     metric = comparison.latency.metric
-    slos = dict(comparison.latency.slo) or None
+    plans: list[tuple[ir.System, list]] = []
+    tasks: list[Task] = []
     for system in comparison.systems:
+        runs = system.runs
+        if runs is None:
+            plans.append((system, []))
+            continue
+        matches = sorted(globlib.glob(str(spec_dir / runs.glob), recursive=True))
+        files = [Path(m) for m in matches if Path(m).is_file()]
+        steps: list = []
+        for path in files:
+            if not _confined(path, spec_dir):
+                steps.append(
+                    error(
+                        "E503",
+                        f"`{path.name}` resolves outside the spec's folder",
+                        file=str(path),
+                        help="a symbolic link points elsewhere; copy the file instead",
+                    )
+                )
+                continue
+            rel = path.relative_to(spec_dir).as_posix()
+            task = Task(str(path), rel, runs.format, tuple(runs.where), metric, stats)
+            tasks.append(task)
+            steps.append(task)
+        plans.append((system, steps if files else None))
+    cache = None
+    if use_cache and tasks:
+        cache = Cache(cache_dir or default_cache_dir(spec_dir))
+        reason = cache.prepare()
+        if reason is not None:
+            diagnostics.append(
+                warning(
+                    "W701",
+                    f"cannot write the cache folder ({reason.lower()}); building without it",
+                    file=str(cache.root),
+                    help="set CMPC_CACHE_DIR to a writable folder, or pass --no-cache",
+                )
+            )
+            cache = None
+    done = dict(zip(tasks, reduce_all(tasks, cache=cache, progress=progress), strict=True))
+    for system, steps in plans:
         runs = system.runs
         if runs is None:
             data[system.name] = SystemData(system.name)
             continue
-        matches = sorted(globlib.glob(str(spec_dir / runs.glob), recursive=True))
-        files = [Path(m) for m in matches if Path(m).is_file()]
-        if not files:
+        if steps is None:
             diagnostics.append(
                 error(
                     "E502",
@@ -158,32 +220,18 @@ def load_data(comparison: ir.Comparison, spec_dir: Path):
             )
             continue
         by_stat: dict[str, list[RunPoint]] = {s: [] for s in stats}
-        for path in files:
-            if not _confined(path, spec_dir):
-                diagnostics.append(
-                    error(
-                        "E503",
-                        f"`{path.name}` resolves outside the spec's folder",
-                        file=str(path),
-                        help="a symbolic link points elsewhere; copy the file instead",
-                    )
-                )
+        for step in steps:
+            if isinstance(step, Diagnostic):
+                diagnostics.append(step)
                 continue
-            rel = path.relative_to(spec_dir).as_posix()
-            loaded, problems = load_runs(str(path), format=runs.format)
-            diagnostics += problems
-            kept = [r for r in loaded if _matches(r.fields, runs.where)]
-            if loaded and not kept:
-                continue
-            inputs.append(
-                Input(
-                    rel, _sha256(path), loaded[0].format if loaded else "?", system.name, len(kept)
-                )
-            )
-            for run in kept:
-                metrics = summarize(run, percentiles=percentiles, slos=slos)
-                for stat in stats:
-                    by_stat[stat].append(_run_point(metrics, metric, stat, rel))
+            result = done[step]
+            diagnostics += result.diagnostics
+            reduced = result.reduced
+            if reduced.format != "?" and reduced.runs == 0:
+                continue  # runs were read, but `where` kept none
+            inputs.append(Input(step.rel, result.sha256, reduced.format, system.name, reduced.runs))
+            for stat in stats:
+                by_stat[stat] += reduced.points.get(stat, ())
         if not any(by_stat.values()) and not has_errors(diagnostics):
             diagnostics.append(
                 error(

@@ -1,0 +1,168 @@
+"""Reduce run files to the points a comparison reads: cached by content, misses across cores."""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+
+from cmpc.cache import Cache, Key, Reduced, sha256_of
+from cmpc.diagnostics import Diagnostic
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One run file to reduce, with everything its reduction depends on."""
+
+    path: str
+    rel: str
+    format: str | None
+    where: tuple[tuple[str, str], ...]
+    metric: str
+    statistics: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Done:
+    """A reduced file: its content hash, the reduction and the reader's diagnostics."""
+
+    sha256: str
+    reduced: Reduced
+    diagnostics: tuple[Diagnostic, ...] = ()
+    cached: bool = False
+
+
+def _key(task: Task, sha256: str) -> Key:
+    return Key(sha256, task.rel, task.format, task.where, task.metric, task.statistics)
+
+
+def reduce_file(task: Task, cache: Cache | None = None) -> Done:
+    """Hash, look up, else read and reduce one file (and store the result)."""
+    path = Path(task.path)
+    try:
+        sha = cache.file_sha256(path) if cache else sha256_of(path)
+    except OSError:
+        sha = ""  # load_runs below names the file and the reason
+    if cache and sha:
+        hit = cache.get(_key(task, sha))
+        if hit is not None:
+            return Done(sha, hit, cached=True)
+    reduced, problems = _reduce(task)
+    if cache and sha and not problems:
+        cache.put(_key(task, sha), reduced)
+    return Done(sha, reduced, tuple(problems))
+
+
+def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
+    """Format `?` when nothing could be read; `runs` counts the runs `where` kept."""
+    from cmpc.build import _matches, _run_point
+    from cmpc.metrics import summarize
+    from cmpc.traces import load_runs
+
+    loaded, problems = load_runs(task.path, format=task.format)
+    kept = [r for r in loaded if _matches(r.fields, task.where)]
+    percentiles = tuple(s[1:] for s in task.statistics if s.startswith("p"))
+    points: dict[str, list] = {s: [] for s in task.statistics}
+    for run in kept:
+        metrics = summarize(_only_needed(run, task.metric), percentiles=percentiles)
+        for stat in task.statistics:
+            points[stat].append(_run_point(metrics, task.metric, stat, task.rel))
+    fmt = loaded[0].format if loaded else "?"
+    return Reduced(fmt, len(kept), {k: tuple(v) for k, v in points.items()}), problems
+
+
+def _only_needed(run, metric: str):
+    """The run without its chunk gaps when the comparison does not read them.
+
+    Gaps are the bulk of a streamed trace; no other figure a RunPoint holds depends on them.
+    """
+    req = run.requests
+    if metric == "chunk_gap" or req is None or req.gaps is None:
+        return run
+    return dataclasses.replace(
+        run, requests=dataclasses.replace(req, gaps=None, gap_offsets=None, chunk_tokens=None)
+    )
+
+
+def _workers() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def reduce_all(
+    tasks: Sequence[Task],
+    *,
+    cache: Cache | None = None,
+    progress: Progress | None = None,
+    workers: int | None = None,
+) -> list[Done]:
+    """One Done per task, in task order; identical tasks are reduced once."""
+    unique = list(dict.fromkeys(tasks))
+    done: dict[Task, Done] = {}
+    todo = []
+    for task in unique:
+        if cache:
+            probe = _probe(task, cache)
+            if probe is not None:
+                done[task] = probe
+                continue
+        todo.append(task)
+    total = len(unique)
+    if progress:
+        progress(len(done), total)
+    workers = min(workers or _workers(), len(todo))
+    if workers > 1:
+        _in_pool(todo, cache, workers, done, progress, total)
+    for task in todo:
+        if task not in done:
+            done[task] = reduce_file(task, cache)
+            if progress:
+                progress(len(done), total)
+    return [done[t] for t in tasks]
+
+
+def _probe(task: Task, cache: Cache) -> Done | None:
+    """A cache hit without reading the file (its hash remembered by stat), else None."""
+    try:
+        sha = cache.file_sha256(Path(task.path))
+    except OSError:
+        return None
+    hit = cache.get(_key(task, sha))
+    return None if hit is None else Done(sha, hit, cached=True)
+
+
+def _in_pool(todo, cache, workers, done, progress, total) -> None:
+    """Largest files first, so one big file does not finish alone at the end."""
+    order = sorted(todo, key=lambda t: -_size(t.path))
+    methods = multiprocessing.get_all_start_methods()
+    # fork shares the already imported readers; elsewhere the platform's default
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    try:
+        pending = {pool.submit(reduce_file, task, cache): task for task in order}
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                done[pending.pop(future)] = future.result()
+                if progress:
+                    progress(len(done), total)
+    except BrokenProcessPool:
+        pass  # a worker died (e.g. out of memory): the caller reduces the rest in-process
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0

@@ -1,0 +1,271 @@
+"""The cache of reduced runs and parallel ingest: same bytes out as a serial, uncached build."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cmpc import ingest
+from cmpc.build import build_spec
+from cmpc.cache import Cache, Key, Reduced, sha256_of
+from cmpc.cli import main
+
+
+def results(spec: Path, out: Path, *sets: str, **kw) -> bytes:
+    outcome = build_spec(str(spec), out_dir=str(out), sets=list(sets), render=False, **kw)
+    assert outcome.code == 0, outcome.diagnostics
+    return (out / "results.json").read_bytes()
+
+
+def serial_uncached(spec: Path, out: Path, monkeypatch, *sets: str) -> bytes:
+    with monkeypatch.context() as m:
+        m.setattr(ingest, "_workers", lambda: 1)
+        return results(spec, out, *sets, use_cache=False)
+
+
+def entries(spec: Path) -> list[Path]:
+    return sorted((spec.parent / ".cmpc-cache" / "entries").rglob("*.json"))
+
+
+def test_cached_and_parallel_builds_equal_a_serial_uncached_build(sweep, monkeypatch):
+    tmp = sweep.parent
+    reference = serial_uncached(sweep, tmp / "serial", monkeypatch)
+    monkeypatch.setattr(ingest, "_workers", lambda: 2)
+    assert results(sweep, tmp / "parallel", use_cache=False) == reference
+    assert results(sweep, tmp / "cold", use_cache=True) == reference
+    assert len(entries(sweep)) == 8
+    assert results(sweep, tmp / "warm", use_cache=True) == reference
+    price = "system.beta.price=2.10 USD/gpu/h"
+    assert results(sweep, tmp / "set", price, use_cache=True) == serial_uncached(
+        sweep, tmp / "set-serial", monkeypatch, price
+    )
+    assert len(entries(sweep)) == 8, "a price is not part of any key"
+
+
+def test_serial_in_process_reduction_equals_the_full_summary(sweep):
+    from cmpc.build import _run_point
+    from cmpc.metrics import summarize
+    from cmpc.traces import load_runs
+
+    path = sweep.parent / "data" / "alpha" / "conc-16.jsonl"
+    stats = ("median", "p90", "p99")
+    for metric in ("tpot", "chunk_gap", "ttft"):
+        task = ingest.Task(str(path), "data/alpha/conc-16.jsonl", "cmpc", (), metric, stats)
+        (run,), _ = load_runs(str(path), format="cmpc")
+        full = summarize(run, percentiles=("90", "99"))
+        reduced, problems = ingest._reduce(task)
+        assert problems == []
+        for stat in stats:
+            assert reduced.points[stat] == (_run_point(full, metric, stat, task.rel),)
+
+
+def test_parallel_results_come_back_in_task_order(sweep):
+    paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
+    tasks = [ingest.Task(str(p), p.name, "cmpc", (), "tpot", ("p90",)) for p in paths + paths[:2]]
+    serial = ingest.reduce_all(tasks, workers=1)
+    parallel = ingest.reduce_all(tasks, workers=2)
+    assert [d.reduced for d in parallel] == [d.reduced for d in serial]
+    assert [d.sha256 for d in serial] == [sha256_of(p) for p in paths + paths[:2]]
+
+
+def test_each_part_of_the_key_changes_the_entry(sweep):
+    base = Key("0" * 64, "data/a.jsonl", "cmpc", (("tp", "8"),), "tpot", ("p90",))
+    variants = [
+        dataclasses.replace(base, sha256="1" * 64),
+        dataclasses.replace(base, path="data/b.jsonl"),
+        dataclasses.replace(base, format=None),
+        dataclasses.replace(base, where=(("tp", "4"),)),
+        dataclasses.replace(base, metric="ttft"),
+        dataclasses.replace(base, statistics=("p90", "p99")),
+        dataclasses.replace(base, method="nearest"),
+    ]
+    digests = {base.digest(), *(v.digest() for v in variants)}
+    assert len(digests) == len(variants) + 1
+    assert dataclasses.replace(base).digest() == base.digest()
+    assert base.to_json()["cmpc"] and len(base.to_json()["code"]) == 64
+
+
+def test_hits_and_misses(sweep):
+    paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
+    cache = Cache(sweep.parent / "c")
+    assert cache.prepare() is None
+    tasks = [ingest.Task(str(p), p.name, "cmpc", (), "tpot", ("p90",)) for p in paths]
+    assert not any(d.cached for d in ingest.reduce_all(tasks, cache=cache))
+    assert all(d.cached for d in ingest.reduce_all(tasks, cache=cache))
+    other = [dataclasses.replace(t, statistics=("p99",)) for t in tasks]
+    assert not any(d.cached for d in ingest.reduce_all(other, cache=cache))
+    # a changed file is a new content hash, so a miss
+    paths[0].write_text(paths[0].read_text().replace('"tp": 8', '"tp": 8, "note": "x"'))
+    again = ingest.reduce_all(tasks, cache=cache)
+    assert [d.cached for d in again] == [False] + [True] * (len(paths) - 1)
+    assert again[0].sha256 == sha256_of(paths[0])
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda b: b[:-10],  # truncated
+        lambda b: b.replace(b"[", b"{", 1)[:40] + b"\n" + b"x" * 10,  # garbage
+        lambda b: b.rsplit(b"\n", 1)[0] + b"\n" + b.rsplit(b"\n", 1)[1].replace(b"1", b"2"),
+        lambda b: b"",
+    ],
+    ids=["truncated", "garbage", "payload-edited", "empty"],
+)
+def test_a_corrupt_entry_is_rebuilt(sweep, monkeypatch, damage):
+    tmp = sweep.parent
+    reference = serial_uncached(sweep, tmp / "serial", monkeypatch)
+    results(sweep, tmp / "cold", use_cache=True)
+    for entry in entries(sweep):
+        entry.write_bytes(damage(entry.read_bytes()))
+    assert results(sweep, tmp / "rebuilt", use_cache=True) == reference
+    cache = Cache(tmp / ".cmpc-cache")
+    for entry in entries(sweep):
+        header = json.loads(entry.read_bytes().partition(b"\n")[0])
+        assert header["key"]["layout"] == 1  # rewritten whole
+    paths = sorted((tmp / "data").rglob("*.jsonl"))
+    task = ingest.Task(str(paths[0]), "x", "cmpc", (), "tpot", ("p90",))
+    assert ingest.reduce_file(task, cache).cached is False
+    assert ingest.reduce_file(task, cache).cached is True
+
+
+def test_an_entry_stored_under_another_key_is_not_used(sweep):
+    cache = Cache(sweep.parent / "c")
+    cache.prepare()
+    key = Key("0" * 64, "a", "cmpc", (), "tpot", ("p90",))
+    cache.put(key, Reduced("cmpc", 0, {"p90": ()}))
+    other = dataclasses.replace(key, path="b")
+    cache._entry(other).parent.mkdir(exist_ok=True)
+    cache._entry(other).write_bytes(cache._entry(key).read_bytes())
+    assert cache.get(key) == Reduced("cmpc", 0, {"p90": ()})
+    assert cache.get(other) is None
+
+
+def test_file_hashes_are_remembered_only_for_settled_files(tmp_path, monkeypatch):
+    import time
+
+    from cmpc import cache as cache_module
+
+    cache = Cache(tmp_path / "c")
+    cache.prepare()
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"one")
+    assert cache.file_sha256(path) == sha256_of(path)
+    assert list((cache.root / "hashes").iterdir()) == [], "just written: could change unseen"
+    later = time.time() + 10
+    monkeypatch.setattr(cache_module.time, "time", lambda: later)
+    first = cache.file_sha256(path)
+    assert len(list((cache.root / "hashes").iterdir())) == 1
+    with monkeypatch.context() as m:
+        m.setattr(cache_module, "sha256_of", lambda p: pytest.fail("re-hashed a settled file"))
+        assert cache.file_sha256(path) == first
+    stat = path.stat()
+    path.write_bytes(b"two")  # same size, mtime put back: the ctime still moves on
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert cache.file_sha256(path) == sha256_of(path) != first
+
+
+def test_cli_uses_the_cache_by_default_and_not_with_no_cache(sweep, tmp_path, capsys):
+    assert main(["build", str(sweep), "-o", str(tmp_path / "a"), "--no-cache", "--quiet"]) == 0
+    assert not (sweep.parent / ".cmpc-cache").exists()
+    assert main(["build", str(sweep), "-o", str(tmp_path / "b")]) == 0
+    assert len(entries(sweep)) == 8
+    assert (tmp_path / "a" / "results.json").read_bytes() == (
+        tmp_path / "b" / "results.json"
+    ).read_bytes()
+    assert "reading runs" not in capsys.readouterr().err  # stderr is not a terminal here
+
+
+def test_cache_dir_from_the_environment(sweep, tmp_path, monkeypatch):
+    monkeypatch.setenv("CMPC_CACHE_DIR", str(tmp_path / "elsewhere"))
+    assert main(["build", str(sweep), "-o", str(tmp_path / "out")]) == 0
+    assert not (sweep.parent / ".cmpc-cache").exists()
+    assert len(list((tmp_path / "elsewhere" / "entries").rglob("*.json"))) == 8
+    assert main(["cache", "clear"]) == 0
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_cache_clear(sweep, tmp_path, capsys):
+    assert main(["build", str(sweep), "-o", str(tmp_path / "out")]) == 0
+    assert (sweep.parent / ".cmpc-cache").is_dir()
+    assert main(["cache", "clear", str(sweep.parent)]) == 0
+    assert not (sweep.parent / ".cmpc-cache").exists()
+    assert main(["cache", "clear", str(sweep.parent)]) == 0, "nothing to clear is fine"
+    capsys.readouterr()
+
+
+def test_cache_clear_refuses_a_folder_it_did_not_create(tmp_path, monkeypatch, capsys):
+    precious = tmp_path / "home"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me")
+    monkeypatch.setenv("CMPC_CACHE_DIR", str(precious))
+    assert main(["cache", "clear"]) == 1
+    assert "E702" in capsys.readouterr().err
+    assert (precious / "notes.txt").read_text() == "keep me"
+
+
+def test_an_unwritable_cache_warns_and_builds_the_same(sweep, tmp_path, monkeypatch):
+    reference = serial_uncached(sweep, tmp_path / "serial", monkeypatch)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("CMPC_CACHE_DIR", str(blocker / "cache"))
+    outcome = build_spec(str(sweep), out_dir=str(tmp_path / "o"), render=False, use_cache=True)
+    assert [d.code for d in outcome.diagnostics] == ["W701"]
+    assert outcome.code == 0
+    assert (tmp_path / "o" / "results.json").read_bytes() == reference
+
+
+def test_progress_reports_every_file(sweep, tmp_path):
+    seen = []
+    build_spec(
+        str(sweep),
+        out_dir=str(tmp_path / "o"),
+        render=False,
+        progress=lambda done, total: seen.append((done, total)),
+    )
+    assert seen[0] == (0, 8) and seen[-1] == (8, 8)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_concurrent_builds_share_one_cache_safely(sweep, tmp_path, monkeypatch):
+    reference = serial_uncached(sweep, tmp_path / "serial", monkeypatch)
+    env = {k: v for k, v in os.environ.items() if k != "CMPC_CACHE_DIR"}
+    for _round in range(2):  # cold then warm, two builds at once each time
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "cmpc.cli", "build", str(sweep), "-o", str(tmp_path / n)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+            )
+            for n in ("p1", "p2")
+        ]
+        for proc in procs:
+            _, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0, err.decode()
+        for n in ("p1", "p2"):
+            assert (tmp_path / n / "results.json").read_bytes() == reference
+    cache = Cache(sweep.parent / ".cmpc-cache")
+    assert len(entries(sweep)) == 8
+    for entry in entries(sweep):
+        key = Key(**{k: v for k, v in _key_fields(entry).items()})
+        assert cache.get(key) is not None
+    assert not [p for p in (sweep.parent / ".cmpc-cache").rglob(".*")], "no temp file left"
+
+
+def _key_fields(entry: Path) -> dict:
+    key = json.loads(entry.read_bytes().partition(b"\n")[0])["key"]
+    return {
+        "sha256": key["sha256"],
+        "path": key["path"],
+        "format": key["format"],
+        "where": tuple(tuple(p) for p in key["where"]),
+        "metric": key["metric"],
+        "statistics": tuple(key["statistics"]),
+        "method": key["method"],
+    }
