@@ -185,7 +185,15 @@ def load_data(
                 )
                 continue
             rel = path.relative_to(spec_dir).as_posix()
-            task = Task(str(path), rel, runs.format, tuple(runs.where), metric, stats)
+            task = Task(
+                str(path),
+                rel,
+                runs.format,
+                tuple(runs.where),
+                metric,
+                stats,
+                slos=tuple(comparison.latency.slo),
+            )
             tasks.append(task)
             steps.append(task)
         plans.append((system, steps if files else None))

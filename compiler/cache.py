@@ -54,6 +54,7 @@ class Key:
     metric: str
     statistics: tuple[str, ...]
     method: str = "linear"
+    slos: tuple[tuple[str, float], ...] = ()  # goodput limits change the reduction
 
     def to_json(self) -> dict:
         return {
@@ -67,6 +68,7 @@ class Key:
             "metric": self.metric,
             "statistics": list(self.statistics),
             "method": self.method,
+            "slos": [list(pair) for pair in self.slos],
         }
 
     def digest(self) -> str:

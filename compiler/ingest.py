@@ -27,6 +27,7 @@ class Task:
     where: tuple[tuple[str, str], ...]
     metric: str
     statistics: tuple[str, ...]
+    slos: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,9 @@ class Done:
 
 
 def _key(task: Task, sha256: str) -> Key:
-    return Key(sha256, task.rel, task.format, task.where, task.metric, task.statistics)
+    return Key(
+        sha256, task.rel, task.format, task.where, task.metric, task.statistics, slos=task.slos
+    )
 
 
 def reduce_file(task: Task, cache: Cache | None = None) -> Done:
@@ -71,7 +74,9 @@ def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
     percentiles = tuple(s[1:] for s in task.statistics if s.startswith("p"))
     points: dict[str, list] = {s: [] for s in task.statistics}
     for run in kept:
-        metrics = summarize(_only_needed(run, task.metric), percentiles=percentiles)
+        metrics = summarize(
+            _only_needed(run, task.metric), percentiles=percentiles, slos=dict(task.slos) or None
+        )
         for stat in task.statistics:
             points[stat].append(_run_point(metrics, task.metric, stat, task.rel))
     fmt = loaded[0].format if loaded else "?"
