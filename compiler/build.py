@@ -14,6 +14,8 @@ from pathlib import Path
 from cmpc import __version__, ir
 from cmpc.analysis import RunPoint, SystemData, analyze
 from cmpc.diagnostics import Diagnostic, error, has_errors, warning
+from cmpc.limits import Limits
+from cmpc.limits import current as current_limits
 from cmpc.outcome import Outcome
 from cmpc.overrides import Override, apply_overrides, parse_override
 from cmpc.source import SourceFile
@@ -172,6 +174,19 @@ def load_data(
             continue
         matches = sorted(globlib.glob(str(spec_dir / runs.glob), recursive=True))
         files = [Path(m) for m in matches if Path(m).is_file()]
+        limit = current_limits().run_files
+        if len(files) > limit:
+            diagnostics.append(
+                error(
+                    "E505",
+                    f"system `{system.name}`: run glob `{runs.glob}` matches {len(files)} files, "
+                    f"more than the limit of {limit}",
+                    file=comparison.file,
+                    help=f"narrow the glob, or raise {Limits.variable('run_files')}",
+                )
+            )
+            plans.append((system, []))
+            continue
         steps: list = []
         for path in files:
             if not _confined(path, spec_dir):

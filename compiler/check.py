@@ -11,6 +11,8 @@ from cmpc import syntax as st
 from cmpc import vocabulary as V
 from cmpc.diagnostics import Diagnostic, error, warning
 from cmpc.fields import Field, Reader, listing, suggest
+from cmpc.limits import Limits
+from cmpc.limits import current as current_limits
 from cmpc.printer import atom_text
 from cmpc.source import Span
 
@@ -72,6 +74,8 @@ class _Checker:
 
         systems_fields = found.get("system", ())
         self.unique("system", systems_fields)
+        self.too_many("system", systems_fields, current_limits().systems, "systems")
+        self.too_many("claim", found.get("claim", ()), current_limits().claims, "claims")
         system_names = [self.entry_name(f) for f in systems_fields]
         self.system_names = [n for n in system_names if n]
 
@@ -137,6 +141,16 @@ class _Checker:
             disclosure=disclosure,
             synthetic=synthetic,
         )
+
+    def too_many(self, kind: str, fields, limit: int, name: str) -> None:
+        if len(fields) > limit:
+            self.fail(
+                "E123",
+                f"the spec declares {len(fields)} {kind}s, more than the limit of {limit}",
+                fields[limit].key_span,
+                label=f"{kind} number {limit + 1}",
+                help=f"split the comparison, or raise {Limits.variable(name)}",
+            )
 
     def entry_name(self, field: Field) -> str | None:
         if len(field.atoms) == 1 and isinstance(field.atoms[0], st.Name):

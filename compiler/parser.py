@@ -46,6 +46,9 @@ def parse_spec(source: SourceFile) -> tuple[st.Spec | None, list[Diagnostic]]:
     """Parse a spec; on a syntax error return None and that one diagnostic."""
     from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
+    too_deep = _too_deep(source)
+    if too_deep is not None:
+        return None, [too_deep]
     comments: list[st.Comment] = []
     parser = _lark()
     try:
@@ -59,6 +62,38 @@ def parse_spec(source: SourceFile) -> tuple[st.Spec | None, list[Diagnostic]]:
         return None, [error("E001", "unexpected end of file", source.span(end, end))]
     comments = _comments(source)
     return st.Spec(root=_Builder(source).entry(tree.children[0]), comments=comments), []
+
+
+def _too_deep(source: SourceFile) -> Diagnostic | None:
+    """E007 at the first `{` nested deeper than the limit (strings and comments skipped)."""
+    from cmpc.limits import Limits, current
+
+    limit = current().depth
+    text, depth, i, n = source.text, 0, 0, len(source.text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            i += 1
+            while i < n and text[i] not in '"\n':
+                i += 2 if text[i] == "\\" else 1
+        elif ch == "#":
+            while i < n and text[i] != "\n":
+                i += 1
+        elif ch == "{":
+            depth += 1
+            if depth > limit:
+                return error(
+                    "E007",
+                    f"blocks are nested more than {limit} deep",
+                    source.span(i, i + 1),
+                    label=f"block {depth} levels deep",
+                    help=f"specs nest a few levels at most; raise {Limits.variable('depth')} "
+                    "if this is intended",
+                )
+        elif ch == "}":
+            depth = max(0, depth - 1)
+        i += 1
+    return None
 
 
 def _comments(source: SourceFile) -> tuple[st.Comment, ...]:

@@ -27,8 +27,23 @@ def read_source(path: str, stdin: str | None = None) -> tuple[SourceFile | None,
     name = display_path(path)
     if path == "-":
         return SourceFile(name, stdin or ""), []
+    from cmpc.limits import Limits, current
+
+    limit = current().spec_bytes
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with Path(path).open("rb") as handle:
+            raw = handle.read(limit + 1)
+        if len(raw) > limit:
+            return None, [
+                error(
+                    "E091",
+                    f"spec is larger than {limit} bytes",
+                    file=name,
+                    help=f"a spec is a short declaration; raise {Limits.variable('spec_bytes')} "
+                    "if this one really is that long",
+                )
+            ]
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None, [error("E090", "spec is not UTF-8 text", file=name, help="save it as UTF-8")]
     except OSError as exc:

@@ -241,3 +241,10 @@ def test_unwritable_output_is_an_io_error(sweep_dir, capsys):
     blocker.write_text("not a folder")
     code = main(["build", str(sweep_dir / "sweep.cmp"), "-o", str(blocker / "out")])
     assert code == 2 and "E500" in capsys.readouterr().err
+
+
+def test_run_file_limit(sweep_dir, monkeypatch):
+    shutil.copy(SWEEP_ROWS, sweep_dir / "data" / "rows2.json")
+    monkeypatch.setenv("CMPC_MAX_RUN_FILES", "1")
+    outcome, _ = build(sweep_dir / "sweep.cmp", sweep_dir / "out")
+    assert {d.code for d in outcome.diagnostics} == {"E505"}

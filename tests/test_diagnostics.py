@@ -17,6 +17,8 @@ CASES = sorted(FIXTURES.glob("[EW][0-9][0-9][0-9]-*.cmp"))
 # Codes a spec cannot trigger; each has its own test named here.
 NOT_FROM_SPECS = {
     "E090": "test_unreadable_spec_is_an_io_error",
+    "E091": "test_limits_are_diagnostics_and_overridable",
+    "E123": "test_limits_are_diagnostics_and_overridable",
     "E200": "test_schema_violation_points_at_the_spec",
 }
 
@@ -103,3 +105,24 @@ def test_schema_violation_points_at_the_spec():
     assert problem.code == "E200"
     assert "/cost/utilization" in problem.message
     assert problem.span == origins[""]  # no cost block: the nearest origin is the comparison
+
+
+def test_limits_are_diagnostics_and_overridable(tmp_path, monkeypatch, capsys):
+    from cmpc.cli import main
+
+    text = (FIXTURES / "valid.cmp").read_text(encoding="utf-8")
+    spec = tmp_path / "s.cmp"
+    spec.write_text(text)
+    monkeypatch.setenv("CMPC_MAX_SPEC_BYTES", "100")
+    assert main(["check", str(spec)]) == 2
+    assert "E091" in capsys.readouterr().err
+    monkeypatch.delenv("CMPC_MAX_SPEC_BYTES")
+    monkeypatch.setenv("CMPC_MAX_SYSTEMS", "1")
+    assert main(["check", str(spec)]) == 1
+    assert "error[E123]: the spec declares 2 systems" in capsys.readouterr().err
+    monkeypatch.setenv("CMPC_MAX_SYSTEMS", "2")
+    monkeypatch.setenv("CMPC_MAX_DEPTH", "1")
+    assert main(["check", str(spec)]) == 1
+    assert "E007" in capsys.readouterr().err
+    monkeypatch.setenv("CMPC_MAX_DEPTH", "3")
+    assert main(["check", str(spec)]) == 0
