@@ -44,7 +44,9 @@ def run_stats(
         runs, diags = load_runs(path, format=trace_format)
         diagnostics.extend(diags)
         for run in runs:
-            metrics = summarize(run, percentiles=tuple(percentiles), method=method)
+            metrics = summarize(
+                run, percentiles=tuple(percentiles), method=method, overwrite_input=True
+            )
             results.append(metrics)
             if metrics.e2el_reconstructed:
                 diagnostics.append(

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import itertools
 import json
-import mmap
+import os
 import re
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-PIECE = 4 << 20  # bytes of array text converted at a time: bounds the temporary copies
+PIECE = 4 << 20  # bytes of array text parsed at a time: bounds the temporary copies
 _PLACEHOLDER = b'"__cmpc_array_%d__"'
 _SPACE = b" \t\r\n"
 
@@ -33,21 +33,71 @@ class Ragged:
     counts: np.ndarray
 
 
-def line_col(data: bytes | mmap.mmap, offset: int) -> str:
-    """`line L, column C` of a byte offset (1-based)."""
-    line = data.count(b"\n", 0, offset) + 1 if isinstance(data, bytes) else _mm_lines(data, offset)
-    start = data.rfind(b"\n", 0, offset) + 1
-    return f"line {line}, column {offset - start + 1}"
+class _Bytes:
+    """A document already in memory."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.size = len(data)
+
+    def read(self, lo: int, hi: int) -> bytes:
+        return self.data[lo:hi]
+
+    def find(self, sub: bytes, lo: int, hi: int) -> int:
+        return self.data.find(sub, lo, hi)
+
+    def rfind(self, sub: bytes, lo: int, hi: int) -> int:
+        return self.data.rfind(sub, lo, hi)
+
+    def search(self, pattern: re.Pattern, lo: int = 0):
+        match = pattern.search(self.data, lo)
+        return None if match is None else (match.start(), match.end())
 
 
-def _mm_lines(mm: mmap.mmap, offset: int) -> int:
-    count, pos = 1, 0
-    while True:
-        pos = mm.find(b"\n", pos, offset)
-        if pos < 0:
-            return count
-        count += 1
-        pos += 1
+class _File:
+    """A document read block by block: never held whole, so it costs no resident memory."""
+
+    BLOCK = 8 << 20
+    OVERLAP = 4096
+
+    def __init__(self, handle):
+        self.handle = handle
+        self.size = os.fstat(handle.fileno()).st_size
+
+    def read(self, lo: int, hi: int) -> bytes:
+        self.handle.seek(lo)
+        return self.handle.read(max(0, min(hi, self.size) - lo))
+
+    def find(self, sub: bytes, lo: int, hi: int) -> int:
+        pos = lo
+        while pos < hi:
+            block = self.read(pos, min(hi, pos + self.BLOCK + len(sub)))
+            at = block.find(sub)
+            if at >= 0:
+                return pos + at
+            pos += self.BLOCK
+        return -1
+
+    def rfind(self, sub: bytes, lo: int, hi: int) -> int:
+        end = hi
+        while end > lo:
+            start = max(lo, end - self.BLOCK)
+            block = self.read(start, min(hi, end + len(sub)))
+            at = block.rfind(sub)
+            if at >= 0:
+                return start + at
+            end = start
+        return -1
+
+    def search(self, pattern: re.Pattern, lo: int = 0):
+        pos = lo
+        while pos < self.size:
+            block = self.read(pos, pos + self.BLOCK + self.OVERLAP)
+            match = pattern.search(block)
+            if match is not None:
+                return pos + match.start(), pos + match.end()
+            pos += self.BLOCK
+        return None
 
 
 def _reject_constant(name: str):
@@ -68,12 +118,12 @@ def loads(text: bytes | str, where: str | None = None):
 
 def parse_number_text(text: bytes, key: str) -> np.ndarray:
     """Comma-separated JSON numbers (no brackets) to float64; exact like Python's float()."""
-    if not text.strip(_SPACE):
+    if not text or text.isspace():
         return np.empty(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         values = np.fromstring(text, dtype=np.float64, sep=",")
-    expected = text.count(b",") + 1
+    expected = int(np.count_nonzero(np.frombuffer(text, np.uint8) == 44)) + 1
     if values.size != expected:
         raise TraceError(f"`{key}` holds something other than numbers", f"`{key}`", code="E305")
     if not np.all(np.isfinite(values)):
@@ -81,71 +131,110 @@ def parse_number_text(text: bytes, key: str) -> np.ndarray:
     return values
 
 
-def _array_span(data, key: str) -> tuple[int, int] | None:
+def _array_span(src, key: str) -> tuple[int, int] | None:
     """Byte span of the number array value of a top-level-looking `"key":`, or None."""
     pattern = re.compile(rb'"' + re.escape(key.encode()) + rb'"\s*:\s*\[')
-    match = pattern.search(data)
+    match = src.search(pattern)
     if match is None:
         return None
-    start = match.end() - 1
-    bound = data.find(b'"', start)
-    bound = len(data) if bound < 0 else bound
-    end = data.rfind(b"]", start, bound)
+    start = match[1] - 1
+    bound = src.find(b'"', start, src.size)
+    bound = src.size if bound < 0 else bound
+    end = src.rfind(b"]", start, bound)
     if end < 0:
         return None
     return start, end + 1
 
 
-def _ragged(data, start: int, end: int, key: str) -> Ragged:
-    """Parse `[[n, ...], [...], ...]` (or a flat `[n, ...]` as one row) between start and end."""
-    inner_open = data.find(b"[", start + 1, end)
-    if inner_open < 0:  # a flat array: one row
-        values = parse_number_text(bytes(data[start + 1 : end - 1]), key)
+def _ragged(src, start: int, end: int, key: str) -> Ragged:
+    """Parse `[[n, ...], [...], ...]` (or a flat `[n, ...]` as one row) between start and end.
+
+    Works through the text in row-aligned pieces, each parsed by numpy without a Python object
+    per number; a piece that does not parse is re-read row by row, so errors name the row.
+    """
+    hi = end - 1  # the outer closing bracket
+    if src.find(b"[", start + 1, hi) < 0:  # a flat array: one row
+        values = parse_number_text(src.read(start + 1, hi), key)
         return Ragged(values, np.array([values.size], dtype=np.int64))
-    counts: list[int] = []
-    pieces: list[np.ndarray] = []
-    buffer: list[bytes] = []
-    buffered = 0
-    pos = start + 1
-    row = 0
-    while True:
-        opening = data.find(b"[", pos, end - 1)
-        if opening < 0:
-            tail = bytes(data[pos : end - 1]).strip(_SPACE)
-            if tail:
-                raise TraceError(
-                    f"`{key}` is not a list of number lists", f"`{key}[{row}]`", "E305"
-                )
-            break
-        between = bytes(data[pos:opening]).strip(_SPACE)
-        if between not in (b"", b",") or (row and between != b","):
-            raise TraceError(f"`{key}` is not a list of number lists", f"`{key}[{row}]`", "E305")
-        closing = data.find(b"]", opening, end)
-        if closing < 0:
-            raise TraceError(f"`{key}` is cut short", f"`{key}[{row}]`", "E301")
-        body = bytes(data[opening + 1 : closing])
-        if b"[" in body:
-            raise TraceError(f"`{key}[{row}]` is not a list of numbers", f"`{key}[{row}]`", "E305")
-        if body.strip(_SPACE):
-            counts.append(body.count(b",") + 1)
-            buffer.append((row, body))
-            buffered += len(body)
-        else:
-            counts.append(0)
-        if buffered >= PIECE:
-            pieces.append(_parse_rows(buffer, key, row))
-            buffer, buffered = [], 0
-        pos = closing + 1
-        row += 1
-    if buffer:
-        pieces.append(_parse_rows(buffer, key, row))
-    total = sum(counts)
-    values = np.empty(total)
+    # Upper bound on the count ("n," is 2 bytes): pages never written cost no memory.
+    values = np.empty((hi - start) // 2 + 1)
+    counts: list[np.ndarray] = []
     at = 0
-    for piece in pieces:
-        values[at : at + piece.size] = piece
-        at += piece.size
-    return Ragged(values, np.asarray(counts, dtype=np.int64))
+    row = 0
+    pos = start + 1
+    while pos < hi:
+        piece = src.read(pos, min(pos + PIECE, hi))
+        if pos + len(piece) < hi:
+            cut = piece.rfind(b"]")
+            while cut < 0:  # one row longer than a piece: read on to its end
+                more = src.find(b"]", pos + len(piece), hi)
+                piece = src.read(pos, hi if more < 0 else more + 1)
+                cut = len(piece) - 1
+            piece = piece[: cut + 1]
+            if src.find(b"[", pos + len(piece), hi) < 0:
+                piece = src.read(pos, hi)  # only whitespace (or garbage) is left
+        piece_values, piece_counts = _rows_piece(piece, key, row)
+        values[at : at + piece_values.size] = piece_values
+        at += piece_values.size
+        counts.append(piece_counts)
+        row += piece_counts.size
+        pos += len(piece)
+    return Ragged(values[:at], np.concatenate(counts) if counts else np.zeros(0, np.int64))
+
+
+_BRACKETS_TO_SPACE = bytes.maketrans(b"[]", b"  ")
+
+
+def _rows_piece(piece: bytes, key: str, row: int) -> tuple[np.ndarray, np.ndarray]:
+    """Values and row lengths of the rows `[..], [..]` in `piece`; errors name the row."""
+    opens: list[int] = []
+    closes: list[int] = []
+    pos = 0
+    while True:  # one step per row, never per number
+        opening = piece.find(b"[", pos)
+        at = f"`{key}[{row + len(opens)}]`"
+        if opening < 0:
+            if piece[pos:].strip(_SPACE):
+                raise TraceError(f"`{key}` is not a list of number lists", at, "E305")
+            break
+        between = piece[pos:opening].strip(_SPACE)
+        first = row + len(opens) == 0
+        if between != (b"" if first else b","):
+            raise TraceError(f"`{key}` is not a list of number lists", at, "E305")
+        closing = piece.find(b"]", opening)
+        if closing < 0:
+            raise TraceError(f"`{key}` is cut short", at, "E301")
+        if piece.find(b"[", opening + 1, closing) >= 0:
+            raise TraceError(f"{at} is not a list of numbers", at, "E305")
+        opens.append(opening)
+        closes.append(closing)
+        pos = closing + 1
+    if not opens:
+        return np.empty(0), np.zeros(0, np.int64)
+    starts = np.asarray(opens)
+    ends = np.asarray(closes)
+    commas = np.flatnonzero(np.frombuffer(piece, np.uint8) == 44)
+    counts = np.searchsorted(commas, ends) - np.searchsorted(commas, starts) + 1
+    single = np.flatnonzero(counts == 1)
+    for i in single:  # a row without commas holds one number or none
+        if not piece[opens[i] + 1 : closes[i]].strip(_SPACE):
+            counts[i] = 0
+    if np.all(counts > 0):
+        text = piece[opens[0] : closes[-1] + 1].translate(_BRACKETS_TO_SPACE)
+    else:
+        text = b",".join(
+            piece[o + 1 : c] for o, c, n in zip(opens, closes, counts, strict=True) if n
+        )
+    try:
+        values = parse_number_text(text, key)
+    except TraceError:
+        values = None
+    if values is None or values.size != counts.sum():
+        rows = [
+            (row + i, piece[o + 1 : c]) for i, (o, c) in enumerate(zip(opens, closes, strict=True))
+        ]
+        values = _parse_rows([(r, body) for r, body in rows if body.strip(_SPACE)], key, row)
+    return values, counts.astype(np.int64)
 
 
 def _parse_rows(rows: list[tuple[int, bytes]], key: str, last_row: int) -> np.ndarray:
@@ -169,50 +258,36 @@ def load(path: str, arrays: tuple[str, ...] = ()) -> tuple[object, dict[str, Rag
     Falls back to plain json for the arrays when their text is not where expected.
     """
     with open(path, "rb") as handle:
-        try:
-            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        except ValueError:  # empty file cannot be mapped
-            data = b""
-    try:
-        return _load(data, arrays)
-    finally:
-        if isinstance(data, mmap.mmap):
-            data.close()
+        return _load(_File(handle), arrays)
 
 
-def _load(data, arrays: tuple[str, ...]) -> tuple[object, dict[str, Ragged]]:
+def _load(src, arrays: tuple[str, ...]) -> tuple[object, dict[str, Ragged]]:
     spans = []
     for key in arrays:
-        span = _array_span(data, key)
+        span = _array_span(src, key)
         if span is not None:
             spans.append((span, key))
     spans.sort()
     if not spans or any(a[0][1] > b[0][0] for a, b in itertools.pairwise(spans)):
-        return loads(bytes(data)), {}
+        return loads(src.read(0, src.size)), {}
     raggeds: dict[str, Ragged] = {}
     parts: list[bytes] = []
     pos = 0
     for number, ((start, end), key) in enumerate(spans):
-        parts.append(bytes(data[pos:start]))
+        parts.append(src.read(pos, start))
         parts.append(_PLACEHOLDER % number)
-        raggeds[key] = _ragged(data, start, end, key)
-        if isinstance(data, mmap.mmap) and end - start > PIECE:
-            data.madvise(
-                mmap.MADV_DONTNEED,
-                start - start % mmap.PAGESIZE,
-                end - start + start % mmap.PAGESIZE,
-            )
+        raggeds[key] = _ragged(src, start, end, key)
         pos = end
-    parts.append(bytes(data[pos:]))
+    parts.append(src.read(pos, src.size))
     try:
         doc = loads(b"".join(parts))
     except TraceError:  # re-read whole to report the position in the original text
-        return loads(bytes(data)), {}
+        return loads(src.read(0, src.size)), {}
     if not isinstance(doc, dict) or any(
         doc.get(key) != (_PLACEHOLDER % number).decode().strip('"')
         for number, (_, key) in enumerate(spans)
     ):
-        return loads(bytes(data)), {}
+        return loads(src.read(0, src.size)), {}
     for key in raggeds:
         doc[key] = None
     return doc, raggeds
@@ -220,7 +295,7 @@ def _load(data, arrays: tuple[str, ...]) -> tuple[object, dict[str, Ragged]]:
 
 def load_bytes(data: bytes, arrays: tuple[str, ...] = ()) -> tuple[object, dict[str, Ragged]]:
     """`load` for a document already in memory (one JSONL line)."""
-    return _load(data, arrays)
+    return _load(_Bytes(data), arrays)
 
 
 def take_arrays(line: bytes, patterns: dict[str, re.Pattern]) -> tuple[bytes, dict[str, bytes]]:
