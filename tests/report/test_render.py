@@ -1,0 +1,235 @@
+"""The report of real and test specs: headline, sections, figures, CSV, HTML, safety."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.report.conftest import read_tree
+
+MAIN = "specs/mi355x-vs-b300.cmp"
+SWEEP = "tests/report/specs/sweep.cmp"
+HOSTILE = "tests/report/specs/hostile.cmp"
+
+
+@pytest.fixture
+def main_report(build):
+    out, _ = build(MAIN)
+    return out, (out / "report.md").read_text(encoding="utf-8")
+
+
+def _headline(report: str) -> str:
+    return next(line for line in report.splitlines() if line.startswith("**8x MI355X delivers"))
+
+
+def test_build_writes_report_results_figure_and_csv(main_report):
+    out, _ = main_report
+    assert sorted(read_tree(out)) == [
+        "figures.csv",
+        "figures/summary.svg",
+        "report.md",
+        "results.json",
+    ]
+
+
+def test_headline_carries_every_footnote_and_both_cost_consequences(main_report):
+    _, report = main_report
+    head = _headline(report)
+    assert "24.4% more total tokens per GPU[^tokens][^norm] than HGX B300" in head
+    assert "at 50 tok/s per user[^latency]" in head
+    assert "which at equal prices is 19.6% lower cost per token[^price]" in head
+    assert "at the declared prices ($1.50 vs $2.26 per GPU-hour) it is 46.6% lower" in head
+    assert head.endswith("[^source]")
+    for key in ("latency", "tokens", "norm", "price", "source"):
+        assert f"\n[^{key}]: " in report
+
+
+def test_footnotes_state_definitions_exactly(main_report):
+    _, report = main_report
+    notes = dict(re.findall(r"^\[\^(\w+)\]: (.*)$", report, re.M))
+    assert "(end-to-end latency \u2212 TTFT) / (output tokens \u2212 1)" in notes["latency"]
+    assert "Interactivity = 1 / P90(TPOT)" in notes["latency"]
+    assert "numpy's `linear` method" in notes["latency"]
+    assert "Steffen (1990)" in notes["latency"]
+    assert "20 ms" in notes["latency"]
+    assert "reused (prefix-cached) input tokens included" in notes["tokens"]
+    assert "unknown" in notes["tokens"]
+    assert "8x MI355X 8 GPUs (tp 8)" in notes["norm"]
+    assert "1 / 1.244 = 0.804, 19.6% lower" in notes["price"]
+    assert "as of 2026-08-14" in notes["price"]
+    assert "snapshot 2026-10-09" in notes["source"]
+    assert "third party" in notes["source"] and "unverified" in notes["source"]
+    assert "reported" in notes["source"] and "Not measured by cmpc" in notes["source"]
+
+
+def test_reported_only_data_say_there_is_no_absolute_throughput(main_report):
+    _, report = main_report
+    assert "not reported in absolute terms: only a ratio of 1.244 to HGX B300" in report
+    assert "no absolute throughput" in report
+
+
+def test_cost_table_shows_the_arithmetic(main_report):
+    _, report = main_report
+    assert "At equal prices, cost per token scales by 1 / 1.244 = 0.804: 19.6% lower" in report
+    assert "($1.50 / $2.26) / 1.244 = 0.664 / 1.244 = 0.534: 46.6% lower" in report
+
+
+def test_disclosure_verdict_and_missing_items_as_questions(main_report):
+    _, report = main_report
+    assert "**Verdict: directional signal only.**" in report
+    assert "18 of 38 checklist items are disclosed" in report
+    section = report.split("What a reader should ask")[1].split("## ")[0]
+    assert "- Under what load (concurrency or rate, sweep range) was it measured?" in section
+    assert "- Has anyone independent verified the figures?" in section
+
+
+def test_provenance_holds_the_spec_hash_version_and_overrides(main_report, build):
+    out, report = main_report
+    import json
+
+    results = json.loads((out / "results.json").read_text())
+    assert results["spec"]["sha256"] in report
+    assert f"cmpc {results['cmpc_version']}" in report
+    assert "Overrides (`--set`): none" in report
+    out2, _ = build(MAIN, sets=["cost.utilization=40%"])
+    report2 = (out2 / "report.md").read_text()
+    assert "`cost.utilization` = `40%`" in report2
+    assert "at utilization 40%" in report2
+
+
+def test_assumptions_table_lists_every_price_with_basis_source_and_date(main_report):
+    _, report = main_report
+    section = report.split("## Assumptions")[1].split("## ")[0]
+    rows = [r for r in section.splitlines() if r.startswith("| 8x MI355X | price")]
+    assert len(rows) == 3
+    assert "| $1.50 per GPU-hour | owning |" in rows[0] and "| 2026-08-14 |" in rows[0]
+    assert "| all | utilization | 100% |" in section
+
+
+def test_sensitivity_is_rendered_with_flips_in_bold(build):
+    out, _ = build("specs/synthetic-sweep.cmp")
+    report = (out / "report.md").read_text()
+    section = report.split("## Sensitivity")[1].split("## ")[0]
+    assert "| token accounting | output | 1.578 |" in section
+    assert "**alpha (synthetic) (flips)**" in section
+    assert "**The winner flips under" in section
+
+
+def test_default_sensitivity_when_none_declared(build, tmp_path):
+    from pathlib import Path
+
+    text = Path(SWEEP).read_text()
+    spec = Path("tests/report/specs/_tmp_no_sensitivity.cmp")
+    try:
+        spec.write_text(text)  # sweep.cmp declares no sensitivity
+        out, _ = build(str(spec))
+    finally:
+        spec.unlink()
+    report = (out / "report.md").read_text()
+    assert "the default set is shown" in report
+    for alt in ("| output |", "| p50 |", "| p90 |", "| p99 |", "| 40% |", "| 70% |", "| 100% |"):
+        assert alt in report
+
+
+def test_synthetic_data_are_said_prominently(build):
+    out, _ = build("specs/synthetic-sweep.cmp")
+    report = (out / "report.md").read_text()
+    assert report.splitlines()[2].startswith("> **SYNTHETIC DATA.**")
+    assert "[^synthetic]: " in report
+
+
+def test_sweep_gives_the_frontier_figure_with_target_reads_and_unreachable(build):
+    out, _ = build(SWEEP)
+    files = read_tree(out)
+    assert "figures/frontier.svg" in files and "figures/summary.svg" not in files
+    svg = files["figures/frontier.svg"].decode()
+    assert "target 50 tok/s/user" in svg
+    assert "System C: unreachable" in svg
+    assert "System A: read at target" in svg and "System A: frontier (steffen)" in svg
+    report = files["report.md"].decode()
+    assert "![" in report and "](figures/frontier.svg)" in report
+    assert "unreachable: the target lies outside the measured frontier (60\u201390 tok/s/user)" in (
+        report
+    )
+
+
+def test_svg_is_deterministic_and_has_no_date(build):
+    a, _ = build(SWEEP)
+    b, _ = build(SWEEP)
+    svg = (a / "figures/frontier.svg").read_bytes()
+    assert svg == (b / "figures/frontier.svg").read_bytes()
+    assert b"<dc:date>" not in svg and b"Matplotlib v" not in svg
+
+
+def test_figures_csv_holds_every_displayed_figure_with_unit_and_source(build):
+    out, _ = build(SWEEP)
+    rows = list(csv.DictReader(io.StringIO((out / "figures.csv").read_text())))
+    assert list(rows[0]) == ["id", "quantity", "system", "value", "unit", "displayed", "source"]
+    by_id = {r["id"]: r for r in rows}
+    read = by_id["a.throughput_at_target"]
+    assert read["unit"] == "tok/s/gpu" and read["source"].startswith("reported: Example")
+    assert by_id["a.point0.throughput"]["value"] == "3000.0"
+    report = (out / "report.md").read_text()
+    for r in rows:
+        assert r["displayed"] in report, r["id"]
+
+
+def test_html_preview_has_footnotes_and_inline_figures(build):
+    out, _ = build(MAIN, html=True)
+    page = (out / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>")
+    assert '<section class="footnotes">' in page
+    assert page.count("<svg") == 1 and "<img" not in page
+    assert "<?xml" not in page
+
+
+def test_spec_text_cannot_break_markdown_or_html(build):
+    out, _ = build(HOSTILE, html=True)
+    report = (out / "report.md").read_text()
+    page = (out / "report.html").read_text()
+    assert "<script>" not in report and "<script>" not in page
+    assert "onerror=alert" not in page.replace("&lt;img src=x onerror=alert(1)&gt;", "")
+    assert 'href="javascript' not in page
+    assert '<img src="https://evil' not in page
+    # every table keeps its column count: no spec text adds a cell
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(report)
+    rows = [t for t in tokens if t.type == "tr_open"]
+    assert rows
+    # footnote definitions stay the five cmpc writes, however the spec spells [^...]
+    assert len(re.findall(r"^\[\^\w+\]: ", report, re.M)) == 5
+    assert report.splitlines()[0].startswith("# Title \\| with pipes \\<script\\>")
+
+
+def test_table_rows_have_as_many_cells_as_headers(build):
+    out, _ = build(HOSTILE)
+    lines = (out / "report.md").read_text().splitlines()
+    cells = lambda line: len(re.findall(r"(?<!\\)\|", line)) - 1  # noqa: E731
+    for i, line in enumerate(lines):
+        if line.startswith("|---"):
+            width = cells(line)
+            j = i + 1
+            while j < len(lines) and lines[j].startswith("|"):
+                assert cells(lines[j]) == width, lines[j]
+                j += 1
+
+
+def test_check_does_not_import_matplotlib(in_repo):
+    code = (
+        "import sys\n"
+        "from cmpc.cli import main\n"
+        "try:\n"
+        f"    main(['check', '{MAIN}'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "assert 'matplotlib' not in sys.modules, 'cmpc check imported matplotlib'\n"
+        "assert 'cmpc.report' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
