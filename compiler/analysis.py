@@ -9,6 +9,16 @@ from dataclasses import dataclass, field
 
 from cmpc import ir
 from cmpc import vocabulary as V
+from cmpc.accounting import (
+    CacheSource,
+    TokenAccounting,
+    TokenRates,
+    counted_tokens,
+    hit_rate_gap,
+    split_input,
+)
+from cmpc.capacity import AttentionKv, LatentKv, fewest_cards, memory_needed, weight_bytes
+from cmpc.cost import TcoParts, cost_per_million_tokens, tco_per_gpu_hour, tokens_per_usd
 from cmpc.diagnostics import Diagnostic, warning
 from cmpc.frontier import Point, pareto_frontier, read_at
 
@@ -126,18 +136,24 @@ def _price(system: ir.System, scenario: str | None) -> ir.Price | None:
 
 
 def _tco_hourly(tco: ir.Tco) -> dict:
-    capex = tco.capex_usd_per_gpu / (tco.years * 365 * 24)
-    energy = 0.0
-    if tco.power_watts is not None and tco.electricity_usd_per_kwh is not None:
-        energy = tco.power_watts / 1000 * tco.pue * tco.electricity_usd_per_kwh
-    hosting, ops = tco.hosting_usd_per_gpu_hour, tco.ops_usd_per_gpu_hour
+    parts = tco_per_gpu_hour(
+        TcoParts(
+            capex_usd=tco.capex_usd_per_gpu,
+            years=tco.years,
+            power_kw=(tco.power_watts or 0.0) / 1000,
+            pue=tco.pue,
+            usd_per_kwh=tco.electricity_usd_per_kwh or 0.0,
+            hosting_usd_per_hour=tco.hosting_usd_per_gpu_hour,
+            ops_usd_per_hour=tco.ops_usd_per_gpu_hour,
+        )
+    )
     return {
-        "capex_usd_per_gpu_hour": capex,
-        "energy_usd_per_gpu_hour": energy,
-        "hosting_usd_per_gpu_hour": hosting,
-        "ops_usd_per_gpu_hour": ops,
-        "usd_per_gpu_hour": capex + energy + hosting + ops,
-        "energy_share": energy / (capex + energy + hosting + ops),
+        "capex_usd_per_gpu_hour": parts.capex,
+        "energy_usd_per_gpu_hour": parts.power,
+        "hosting_usd_per_gpu_hour": parts.hosting,
+        "ops_usd_per_gpu_hour": parts.ops,
+        "usd_per_gpu_hour": parts.total,
+        "energy_share": parts.power / parts.total,
     }
 
 
@@ -186,42 +202,26 @@ def _scale(system: ir.System, per: str, hourly: dict | None, utilization: float)
     return None
 
 
-def _counted(
-    tokens: ir.Tokens, inp: float | None, out: float | None, cached: float | None
-) -> float | None:
-    """Tokens/s that count under the declared accounting."""
-    total = 0.0
-    for kind in tokens.count:
-        if kind == "output":
-            if out is None:
-                return None
-            total += out
-        elif kind == "input":
-            if inp is None:
-                return None
-            if tokens.reused == "included":
-                total += inp
-            elif cached is None:
-                return None
-            else:
-                total += inp - cached
-        elif kind == "uncached_input":
-            if inp is None or cached is None:
-                return None
-            total += inp - cached
-        elif kind == "cached_input":
-            if cached is None:
-                return None
-            total += cached
-    return total
+def _accounting(tokens: ir.Tokens) -> TokenAccounting:
+    """The IR's `tokens` block as the accounting module's three switches."""
+    count = set(tokens.count)
+    return TokenAccounting(
+        output="output" in count,
+        uncached_input=bool(count & {"input", "uncached_input"}),
+        reused_input="cached_input" in count or ("input" in count and tokens.reused == "included"),
+    )
 
 
-def _cached(point: RunPoint, system: ir.System) -> tuple[float | None, str]:
-    if point.cached_tok_s is not None:
-        return point.cached_tok_s, "measured"
-    if system.cache_hit_rate is not None and point.input_tok_s is not None:
-        return point.input_tok_s * system.cache_hit_rate, "declared"
-    return None, "unknown"
+def _rates(point: RunPoint, system: ir.System) -> TokenRates | None:
+    """A run's token rates, its input split by measured, else declared, cache hits."""
+    if point.input_tok_s is None or point.output_tok_s is None:
+        return None
+    return split_input(
+        point.input_tok_s,
+        point.output_tok_s,
+        measured_cached=point.cached_tok_s,
+        declared_hit_rate=system.cache_hit_rate,
+    )
 
 
 def _system(ctx: _Ctx, system: ir.System) -> dict:
@@ -311,7 +311,7 @@ def _system(ctx: _Ctx, system: ir.System) -> dict:
     out["goodput"] = _goodput(ctx, system, gpus)
     if target is not None and reachable is False:
         ctx.warn(
-            "W510",
+            "W411",
             f"`{system.name}` cannot reach {target.interactivity_tok_s_user:g} tok/s/user: "
             "the target is outside its measured frontier (never extrapolated)",
         )
@@ -395,6 +395,7 @@ def _run_points(ctx: _Ctx, system: ir.System, gpus: int | None):
     comparison = ctx.comparison
     statistic = comparison.latency.statistic
     points = []
+    accounting = _accounting(comparison.tokens)
     hit_values, hit_basis = [], "unknown"
     for rp in ctx.data[system.name].runs.get(statistic, ()):
         denominator = gpus or rp.gpus
@@ -404,11 +405,11 @@ def _run_points(ctx: _Ctx, system: ir.System, gpus: int | None):
                 f"{rp.path}: the file counts {rp.gpus:g} GPUs, system `{system.name}` {gpus}",
                 record=f"run {rp.index}",
             )
-        cached, basis = _cached(rp, system)
-        counted = _counted(comparison.tokens, rp.input_tok_s, rp.output_tok_s, cached)
-        if rp.input_tok_s and cached is not None:
-            hit_values.append((cached, rp.input_tok_s))
-            hit_basis = basis
+        rates = _rates(rp, system)
+        counted = counted_tokens(rates, accounting) if rates else None
+        if rates is not None and rates.hit_rate is not None:
+            hit_values.append((rates.input_cached, rates.input))
+            hit_basis = str(rates.cache_source)
         if rp.latency_s is None or counted is None or not denominator:
             continue
         points.append(Point(1.0 / rp.latency_s, counted / denominator, rp.concurrency, rp.label))
@@ -464,9 +465,11 @@ def _cost(system, hourly, cost: ir.Cost, per_gpu: float | None, comparison) -> d
         return out
     basis_per_gpu = _cost_basis_throughput(per_gpu, cost, comparison, system)
     if basis_per_gpu:
-        tokens_per_hour = basis_per_gpu * 3600 * cost.utilization
-        out["usd_per_million_tokens"] = hourly["usd_per_gpu_hour"] / tokens_per_hour * 1e6
-        out["tokens_per_usd"] = tokens_per_hour / hourly["usd_per_gpu_hour"]
+        usd = hourly["usd_per_gpu_hour"]
+        out["usd_per_million_tokens"] = cost_per_million_tokens(
+            usd, basis_per_gpu, cost.utilization
+        )
+        out["tokens_per_usd"] = tokens_per_usd(basis_per_gpu, usd, cost.utilization)
     for price in system.prices:
         entry = {
             "scenario": price.scenario,
@@ -477,8 +480,8 @@ def _cost(system, hourly, cost: ir.Cost, per_gpu: float | None, comparison) -> d
             "usd_per_million_tokens": None,
         }
         if basis_per_gpu:
-            entry["usd_per_million_tokens"] = (
-                price.usd_per_gpu_hour / (basis_per_gpu * 3600 * cost.utilization) * 1e6
+            entry["usd_per_million_tokens"] = cost_per_million_tokens(
+                price.usd_per_gpu_hour, basis_per_gpu, cost.utilization
             )
         out["scenarios"].append(entry)
     return out
@@ -572,22 +575,27 @@ def _cost_basis_matches(comparison: ir.Comparison) -> bool:
 
 
 def _hit_rate_gap(ctx: _Ctx, systems: dict) -> None:
+    """W410 for each system whose cache hit rate strays from the baseline's by the margin."""
     tokens = ctx.comparison.tokens
-    if not any(k in ("input", "cached_input") for k in tokens.count) or tokens.reused != "included":
+    if not _accounting(tokens).reused_input:
         return
-    known = {n: s["hit_rate"] for n, s in systems.items() if s["hit_rate"] is not None}
-    if len(known) < 2:
-        return
-    lo, hi = min(known.values()), max(known.values())
-    if hi - lo > tokens.hit_rate_margin:
-        ctx.warn(
-            "W511",
-            f"prefix-cache hit rates differ by {100 * (hi - lo):.1f} points "
-            f"({', '.join(f'{n} {100 * v:.1f}%' for n, v in sorted(known.items()))}), "
-            f"more than the {100 * tokens.hit_rate_margin:g}-point margin",
-            help="counted reused tokens inflate throughput by the hit rate; compare "
-            "`count uncached_input + output` too",
-        )
+    base = systems[ctx.comparison.baseline]
+
+    def rates(s: dict) -> TokenRates | None:
+        if s["hit_rate"] is None:
+            return None
+        source = CacheSource(s["hit_rate_basis"])
+        return TokenRates(1.0, 0.0, s["hit_rate"], source)
+
+    base_rates = rates(base)
+    for name, s in systems.items():
+        own = rates(s)
+        if name == base["name"] or own is None or base_rates is None:
+            continue
+        gap = hit_rate_gap(name, own, base["name"], base_rates, tokens.hit_rate_margin)
+        if gap is not None and not ctx.quiet:
+            found = gap.diagnostic()
+            ctx.diagnostics.append(dataclasses.replace(found, file=ctx.comparison.file))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -795,21 +803,18 @@ def _capacity(c: ir.Comparison) -> dict | None:
         return None
     weights = cap.weight_bytes
     if weights is None and cap.params is not None and cap.weight_dtype:
-        weights = cap.params * V.DTYPES[cap.weight_dtype]
+        weights = weight_bytes(cap.params, cap.weight_dtype)
     if cap.latent_dim is not None:
-        kv_per_token = cap.layers * (cap.latent_dim + (cap.rope_dim or 0)) * V.DTYPES[cap.kv_dtype]
+        kv = LatentKv(cap.layers, cap.latent_dim, cap.rope_dim or 0, cap.kv_dtype)
     else:
-        kv_per_token = 2 * cap.layers * cap.kv_heads * cap.head_dim * V.DTYPES[cap.kv_dtype]
-    kv = kv_per_token * (cap.context_tokens or 0) * cap.concurrency
-    need = (weights or 0) + kv
+        kv = AttentionKv(cap.layers, cap.kv_heads, cap.head_dim, cap.kv_dtype)
+    need = memory_needed(
+        weights or 0.0, kv.bytes_per_token, cap.context_tokens or 0, cap.concurrency
+    )
     per_system = []
     for s in c.systems:
         usable = s.usable_memory_bytes or s.memory_bytes
-        cards = None
-        if usable:
-            from cmpc.capacity import fewest_cards
-
-            cards = fewest_cards(need, usable, cap.reserve).cards
+        cards = fewest_cards(need.total, usable, cap.reserve).cards if usable else None
         per_system.append(
             {
                 "system": s.name,
@@ -821,9 +826,9 @@ def _capacity(c: ir.Comparison) -> dict | None:
         )
     return {
         "weight_bytes": weights,
-        "kv_bytes_per_token": kv_per_token,
-        "kv_bytes": kv,
-        "bytes_needed": need,
+        "kv_bytes_per_token": kv.bytes_per_token,
+        "kv_bytes": need.kv_cache,
+        "bytes_needed": need.total,
         "context_tokens": cap.context_tokens,
         "concurrency": cap.concurrency,
         "reserve": cap.reserve,

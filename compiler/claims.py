@@ -118,11 +118,11 @@ def claim_notes(claim: Claim) -> tuple[str, ...]:
 
 
 def claim_as_cost(claim: Claim) -> tuple[float | None, list[Diagnostic]]:
-    """The claim as a cost input; E410 when it is revenue."""
+    """The claim as a cost input; E115 when it is revenue."""
     if claim.kind is ClaimKind.REVENUE:
         return None, [
             error(
-                "E410",
+                "E115",
                 "revenue figure used as a cost",
                 notes=("revenue is what tokens sell for; cost is what the GPU-hour costs",),
                 help="declare an owning, rental, on-demand or reserved price, or a TCO",

@@ -140,11 +140,11 @@ class Price:
 
 
 def price_as_cost(price: Price) -> tuple[float | None, list[Diagnostic]]:
-    """The price as a cost input, or E410 when it is revenue (a token price times throughput)."""
+    """The price as a cost input, or E115 when it is revenue (a token price times throughput)."""
     if price.basis is PriceBasis.REVENUE:
         return None, [
             error(
-                "E410",
+                "E115",
                 f"revenue price ${price.usd_per_gpu_hour:g}/GPU-hour used as a cost",
                 notes=("revenue is what tokens sell for; cost is what the GPU-hour costs",),
                 help="declare an owning, rental, on-demand or reserved price, or a TCO",

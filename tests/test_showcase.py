@@ -87,7 +87,7 @@ def test_synthetic_sweep_flips_with_token_accounting(tmp_path):
     alpha = results["systems"]["alpha"]
     assert alpha["at_target"]["reachable"] and len(alpha["at_target"]["knots"]) == 2
     assert alpha["goodput"]["best"]["goodput_req_s_per_gpu"] > 0
-    assert "W511" in {d.code for d in outcome.diagnostics}
+    assert "W410" in {d.code for d in outcome.diagnostics}
 
 
 def test_init_writes_a_clean_starter_and_never_overwrites(tmp_path, monkeypatch, capsys):

@@ -52,6 +52,6 @@ def test_revenue_is_stated_but_never_a_cost():
     revenue = Claim(38, ClaimKind.REVENUE, Scope.GPU, "hour")
     value, diagnostics = claim_as_cost(revenue)
     assert value is None
-    assert [d.code for d in diagnostics] == ["E410"]
+    assert [d.code for d in diagnostics] == ["E115"]
     assert any("not a cost" in note for note in claim_notes(revenue))
     assert claim_as_cost(Claim(1.5, ClaimKind.COST, Scope.GPU, "hour")) == (1.5, [])

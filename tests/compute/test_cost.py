@@ -135,7 +135,7 @@ def test_per_megawatt_and_joules_per_token_name_their_basis():
 def test_revenue_price_is_never_a_cost():
     value, diagnostics = price_as_cost(Price(38, PriceBasis.REVENUE))
     assert value is None
-    assert [(d.code, d.severity) for d in diagnostics] == [("E410", Severity.ERROR)]
+    assert [(d.code, d.severity) for d in diagnostics] == [("E115", Severity.ERROR)]
     assert price_as_cost(Price(1.50, PriceBasis.OWNING)) == (1.50, [])
 
 
