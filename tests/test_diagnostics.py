@@ -126,3 +126,12 @@ def test_limits_are_diagnostics_and_overridable(tmp_path, monkeypatch, capsys):
     assert "E007" in capsys.readouterr().err
     monkeypatch.setenv("CMPC_MAX_DEPTH", "3")
     assert main(["check", str(spec)]) == 0
+
+
+def test_language_reference_lists_every_code():
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "codes_table.py"
+    done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout
