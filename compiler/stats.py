@@ -14,10 +14,20 @@ from cmpc.outcome import Outcome
 from cmpc.traces import load_runs
 
 METHODS = (
-    "linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf", "averaged_inverted_cdf",
-    "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
+    "linear",
+    "lower",
+    "higher",
+    "midpoint",
+    "nearest",
+    "inverted_cdf",
+    "averaged_inverted_cdf",
+    "closest_observation",
+    "interpolated_inverted_cdf",
+    "hazen",
+    "weibull",
+    "median_unbiased",
     "normal_unbiased",
-)  # fmt: skip
+)
 _METRICS = ("ttft", "tpot", "chunk_gap", "e2el", "e2e_per_token")
 
 

@@ -85,9 +85,14 @@ def load_runs(path: str, *, format: str | None = None) -> tuple[list[Run], list[
         ]
     if detect.is_empty(head):
         return [], [
-            error("E310", f"`{path}` is empty", file=path, record="line 1",
-                  help="the benchmark wrote nothing; re-run it or pass the right file")
-        ]  # fmt: skip
+            error(
+                "E310",
+                f"`{path}` is empty",
+                file=path,
+                record="line 1",
+                help="the benchmark wrote nothing; re-run it or pass the right file",
+            )
+        ]
     found = detect.candidates(head)
     if format is None:
         if not found:
@@ -99,10 +104,14 @@ def load_runs(path: str, *, format: str | None = None) -> tuple[list[Run], list[
                     + (f": it looks like {hint.split(';')[0]}" if hint else ""),
                     file=path,
                     notes=("formats read: " + ", ".join(f"`{f}`" for f in FORMATS),),
-                    help=(hint.split("; ", 1)[1] if hint else "pass `--format F` if you know it; "
-                          "for a new harness, write cmpc's JSONL (docs/traces.md)"),
+                    help=(
+                        hint.split("; ", 1)[1]
+                        if hint
+                        else "pass `--format F` if you know it; "
+                        "for a new harness, write cmpc's JSONL (docs/traces.md)"
+                    ),
                 )
-            ]  # fmt: skip
+            ]
         if len(found) > 1:
             return [], [
                 error(
@@ -133,18 +142,28 @@ def load_runs(path: str, *, format: str | None = None) -> tuple[list[Run], list[
         ]
     except UnicodeDecodeError as exc:
         return [], [
-            error("E301", f"not UTF-8 text ({exc.reason})", file=path, record=f"byte {exc.start}",
-                  help=_HELP["E301"])
-        ]  # fmt: skip
+            error(
+                "E301",
+                f"not UTF-8 text ({exc.reason})",
+                file=path,
+                record=f"byte {exc.start}",
+                help=_HELP["E301"],
+            )
+        ]
     except OSError as exc:
         return [], [error("E300", f"cannot read `{path}`: {exc.strerror or exc}", file=path)]
     diagnostics: list[Diagnostic] = []
     for run in runs:
         if run.requests is not None and not run.requests.ok.any():
             diagnostics.append(
-                error("E309", "the run has no successful request", file=path,
-                      record=run.record or None, help=_HELP["E309"])
-            )  # fmt: skip
+                error(
+                    "E309",
+                    "the run has no successful request",
+                    file=path,
+                    record=run.record or None,
+                    help=_HELP["E309"],
+                )
+            )
     if diagnostics:
         return [], diagnostics
     return runs, []

@@ -43,9 +43,15 @@ def _int_value(metrics: Mapping, name: str, where: str) -> int | None:
 
 
 # Record metrics kept under AIPerf's names and display units, for `tool_metrics`.
-TOOL_METRICS = ("ttst", "inter_token_latency", "output_token_throughput_per_user",
-                "input_sequence_length", "output_sequence_length", "output_token_count",
-                "reasoning_token_count")  # fmt: skip
+TOOL_METRICS = (
+    "ttst",
+    "inter_token_latency",
+    "output_token_throughput_per_user",
+    "input_sequence_length",
+    "output_sequence_length",
+    "output_token_count",
+    "reasoning_token_count",
+)
 
 
 def read_records(path: str, fmt: str) -> list[Run]:

@@ -85,7 +85,11 @@ def _build(path, fmt, header, rows, wheres, times, tokens) -> Run:
             raise TraceError("`error` should be null or a message", wheres[i], "E305")
         ok[i] = not err
         for key in _SCALARS:
-            cols[key][i] = np.nan if doc.get(key) is None else number(doc[key], f"`{key}`")
+            if doc.get(key) is not None:
+                try:
+                    cols[key][i] = number(doc[key], f"`{key}`")
+                except TraceError as exc:
+                    raise TraceError(str(exc), f"{wheres[i]}, `{key}`", exc.code) from None
         if np.isnan(cols["start"][i]):
             raise TraceError("the request has no `start` time", wheres[i], "E312")
     counts = times.counts

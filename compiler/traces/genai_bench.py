@@ -10,16 +10,22 @@ from cmpc.traces.jsonscan import TraceError
 from cmpc.traces.table import Run
 
 NAME = "genai-bench"
-_TOOL_METRICS = ("tpot", "output_latency", "output_inference_speed", "input_throughput",
-                 "output_throughput")  # fmt: skip
+_TOOL_METRICS = (
+    "tpot",
+    "output_latency",
+    "output_inference_speed",
+    "input_throughput",
+    "output_throughput",
+)
 
 
 def read(path: str, fmt: str = NAME) -> list[Run]:
     doc = mapping(jsonscan.read_document(path), "the document")
     items = doc.get("individual_request_metrics")
     if not isinstance(items, list):
-        raise TraceError("`individual_request_metrics` should be a list",
-                         "`individual_request_metrics`", "E305")  # fmt: skip
+        raise TraceError(
+            "`individual_request_metrics` should be a list", "`individual_request_metrics`", "E305"
+        )
     agg = doc.get("aggregated_metrics") if isinstance(doc.get("aggregated_metrics"), dict) else {}
     unit = doc.get("_time_unit", "s")
     scale = {"s": 1.0, "ms": 1e-3}.get(unit)
@@ -51,6 +57,9 @@ def read(path: str, fmt: str = NAME) -> list[Run]:
         extra={key: cols[key] for key in (*_TOOL_METRICS, "num_input_tokens", "num_output_tokens")},
     )
     duration = number(agg.get("run_duration"), "`aggregated_metrics.run_duration`", optional=True)
-    fields = pick_fields(agg, ("scenario", "num_concurrency", "batch_size", "iteration_type"),
-                         {"num_concurrency": "conc"})  # fmt: skip
+    fields = pick_fields(
+        agg,
+        ("scenario", "num_concurrency", "batch_size", "iteration_type"),
+        {"num_concurrency": "conc"},
+    )
     return [Run(path, fmt, 0, fields, requests=requests, duration_s=duration)]

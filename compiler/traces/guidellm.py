@@ -24,8 +24,14 @@ def _benchmark(path: str, fmt: str, index: int, bench: dict) -> Run:
         for i, item in enumerate(items):
             rows.append((group == "successful", item, f"{where}.requests.{group}[{i}]"))
     n = len(rows)
-    names = ("start_time", "end_time", "first_token_time", "last_token_time",
-             "prompt_tokens", "output_tokens")  # fmt: skip
+    names = (
+        "start_time",
+        "end_time",
+        "first_token_time",
+        "last_token_time",
+        "prompt_tokens",
+        "output_tokens",
+    )
     cols = {k: np.full(n, np.nan) for k in names}
     ok = np.zeros(n, dtype=bool)
     for i, (good, item, rwhere) in enumerate(rows):
@@ -53,8 +59,11 @@ def _benchmark(path: str, fmt: str, index: int, bench: dict) -> Run:
     strategy = args.get("strategy") if isinstance(args.get("strategy"), dict) else {}
     if isinstance(strategy.get("type_"), str):
         fields["strategy"] = strategy["type_"]
-    for key, name in (("rate", "request_rate"), ("max_concurrency", "max_concurrency"),
-                      ("streams", "conc")):  # fmt: skip
+    for key, name in (
+        ("rate", "request_rate"),
+        ("max_concurrency", "max_concurrency"),
+        ("streams", "conc"),
+    ):
         value = strategy.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool):
             fields[name] = value

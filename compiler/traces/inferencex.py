@@ -14,11 +14,39 @@ NAME = "inferencex"
 # InferenceX fixed-sequence rows: `itl` is vLLM's pooled chunk gap; AgentX `itl` is per request.
 _FIXED = {"ttft": "ttft", "tpot": "tpot", "itl": "chunk_gap", "e2el": "e2el"}
 _STAT = re.compile(r"^(mean|median|std|min|max|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)$")
-FIELDS = ("hw", "conc", "model", "infmax_model_prefix", "framework", "precision", "spec_decoding",
-          "disagg", "is_multinode", "isl", "osl", "tp", "pp", "dcp_size", "pcp_size", "ep",
-          "dp_attention", "image", "date", "recipe_fingerprint", "scenario_type", "kv_offloading",
-          "benchmark_type", "num_prefill_gpu", "num_decode_gpu", "prefill_tp", "decode_tp",
-          "prefill_ep", "decode_ep", "run_url", "id")  # fmt: skip
+FIELDS = (
+    "hw",
+    "conc",
+    "model",
+    "infmax_model_prefix",
+    "framework",
+    "precision",
+    "spec_decoding",
+    "disagg",
+    "is_multinode",
+    "isl",
+    "osl",
+    "tp",
+    "pp",
+    "dcp_size",
+    "pcp_size",
+    "ep",
+    "dp_attention",
+    "image",
+    "date",
+    "recipe_fingerprint",
+    "scenario_type",
+    "kv_offloading",
+    "benchmark_type",
+    "num_prefill_gpu",
+    "num_decode_gpu",
+    "prefill_tp",
+    "decode_tp",
+    "prefill_ep",
+    "decode_ep",
+    "run_url",
+    "id",
+)
 _RENAME = {"hardware": "hw", "spec_method": "spec_decoding"}
 
 

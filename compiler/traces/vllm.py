@@ -15,14 +15,26 @@ from cmpc.traces.table import Published, Run, row_sums
 NAME = "vllm"
 SIGNATURE = (r'"(request_throughput|total_token_throughput|mean_ttft_ms|median_ttft)"',)
 FIELDS = (
-    "backend", "model_id", "tokenizer_id", "num_prompts", "request_rate", "burstiness",
-    "max_concurrency", "date", "label",
-)  # fmt: skip
+    "backend",
+    "model_id",
+    "tokenizer_id",
+    "num_prompts",
+    "request_rate",
+    "burstiness",
+    "max_concurrency",
+    "date",
+    "label",
+)
 FIELD_RENAME = {"model_id": "model"}
 
 # Metric names of vLLM (and SGLang) summaries, mapped to cmpc's.
-METRIC_NAMES = {"ttft": "ttft", "tpot": "tpot", "itl": "chunk_gap", "e2el": "e2el",
-                "e2e_latency": "e2el"}  # fmt: skip
+METRIC_NAMES = {
+    "ttft": "ttft",
+    "tpot": "tpot",
+    "itl": "chunk_gap",
+    "e2el": "e2el",
+    "e2e_latency": "e2el",
+}
 _STAT_KEY = re.compile(r"^(mean|median|std|min|max|p\d+(?:\.\d+)?)_([a-z0-9_]+?)(_ms)?$")
 
 

@@ -64,8 +64,11 @@ VLLM_FIGURES = {
     "output_throughput": ("throughput|output_tokens_per_s", EXACT),
     "total_token_throughput": ("throughput|total_tokens_per_s", EXACT),
 }
-for _metric, _cmpc, _rtol in (("ttft", "ttft_ms", EXACT), ("itl", "chunk_gap_ms", EXACT),
-                              ("tpot", "tpot_ms", VLLM_TPOT)):  # fmt: skip
+for _metric, _cmpc, _rtol in (
+    ("ttft", "ttft_ms", EXACT),
+    ("itl", "chunk_gap_ms", EXACT),
+    ("tpot", "tpot_ms", VLLM_TPOT),
+):
     for _stat in ("mean", "median", "std", "p99"):
         VLLM_FIGURES[f"{_stat}_{_metric}_ms"] = (f"metrics|{_cmpc}|{_stat}", _rtol)
 
@@ -93,8 +96,14 @@ AIPERF_CANONICAL = {
     "inter_token_latency": "metrics|tpot_ms",
     "inter_chunk_latency": "metrics|chunk_gap_ms",
 }
-AIPERF_TOOL = ("ttst", "output_token_throughput_per_user", "input_sequence_length",
-               "output_sequence_length", "output_token_count", "reasoning_token_count")  # fmt: skip
+AIPERF_TOOL = (
+    "ttst",
+    "output_token_throughput_per_user",
+    "input_sequence_length",
+    "output_sequence_length",
+    "output_token_count",
+    "reasoning_token_count",
+)
 AIPERF_STATS = {"avg": "mean", "std": "std", "min": "min", "max": "max", "count": "n"} | {
     f"p{p}": f"p{p}" for p in AIPERF_PCTS
 }
@@ -169,8 +178,9 @@ def test_genai_perf_counts(name, path):
     summary = _load(GP_SUMMARY)
     if summary is None:
         pytest.skip("oracle missing")
-    np.testing.assert_allclose(_get(cmpc_json(GP_EXPORT, GP_PCTS), path), summary[name]["avg"],
-                               rtol=EXACT)  # fmt: skip
+    np.testing.assert_allclose(
+        _get(cmpc_json(GP_EXPORT, GP_PCTS), path), summary[name]["avg"], rtol=EXACT
+    )
 
 
 def test_genai_perf_token_counts_are_null_not_invented():
@@ -280,8 +290,10 @@ def test_guidellm(name, stat):
     if stat in pct:
         expected, got = tool["percentiles"][stat], block[f"p{pct[stat]}"] * scale
     elif stat == "median":
-        expected, got = tool["median"], _get(cmpc_json(GL, ("50",), "inverted_cdf"),
-                                             GL_METRICS[name][0])["p50"] * scale  # fmt: skip
+        expected, got = (
+            tool["median"],
+            _get(cmpc_json(GL, ("50",), "inverted_cdf"), GL_METRICS[name][0])["p50"] * scale,
+        )
     elif stat == "std_dev":
         expected, got = tool["std_dev"], block["std"] * scale
     elif stat == "variance":
@@ -311,8 +323,9 @@ def test_guidellm_token_totals(name, path):
     if doc is None:
         pytest.skip("oracle missing")
     tool = doc["benchmarks"][0]["metrics"][name]["successful"]
-    np.testing.assert_allclose(_get(cmpc_json(GL, GL_PCTS, "inverted_cdf"), path),
-                               tool["total_sum"], rtol=EXACT)  # fmt: skip
+    np.testing.assert_allclose(
+        _get(cmpc_json(GL, GL_PCTS, "inverted_cdf"), path), tool["total_sum"], rtol=EXACT
+    )
 
 
 def test_guidellm_counts():
