@@ -33,7 +33,8 @@ def _footnote(context, key: str) -> T.Md:
 def _join(items, separator: str = ", ") -> T.Md:
     """`join` that keeps cmpc's Markdown and escapes everything else (jinja's `join` would
     return plain text, which the output then escapes a second time)."""
-    return T.Md(str(T.escape(separator)).join(str(T.escape(i)) for i in items))
+    sep = T.SPECIAL.sub(r"\\\1", " ".join(str(separator).splitlines()))
+    return T.Md(sep.join(str(T.escape(i)) for i in items))
 
 
 FILTERS = {

@@ -15,6 +15,7 @@ from cmpc.report.text import (
     Md,
     code,
     escape,
+    escape_prose,
     footnote_key,
     gigabytes,
     link,
@@ -99,6 +100,10 @@ def statistic_name(stat: str | None) -> str:
     if stat.startswith("p"):
         return "P" + stat[1:]
     return stat
+
+
+def plural(n, word: str) -> str:
+    return f"{number(n)} {word}" + ("" if n == 1 else "s")
 
 
 def token_phrase(count) -> str:
@@ -216,7 +221,7 @@ class View:
         lat = self.conditions.get("latency") or {}
         t = self.target()
         if not t:
-            return Md("with no latency target")
+            return self._peak_phrase()
         stat = statistic_name(lat.get("statistic"))
         metric = METRIC_NAMES.get(lat.get("metric"), lat.get("metric") or "latency")
         inter = t.get("interactivity_tok_s_user")
@@ -239,6 +244,36 @@ class View:
             return Md(text)
         return Md(f"at {shown_i} tok/s per user")
 
+    def _peak_phrase(self) -> Md:
+        """No target: each system is read at its own peak; say where that peak lies."""
+        h = self.r.get("headline") or {}
+        names = [n for n in (h.get("system"), h.get("baseline")) if n]
+        xs = []
+        for n in names:
+            at = _get(self.systems, n, "at_target", default={})
+            knots = at.get("knots") or []
+            if at.get("method") != "peak" or not knots:
+                return Md("with no latency target")
+            xs.append(knots[0].get("interactivity_tok_s_user"))
+        if len(xs) != 2 or not all(_num(x) for x in xs):
+            return Md("with no latency target")
+        shown = [
+            self.fig.add(
+                f"{n}.peak_interactivity",
+                "interactivity at peak throughput",
+                x,
+                "tok/s/user",
+                number(x),
+                system=n,
+                source=self.data_source(n),
+            )
+            for n, x in zip(names, xs, strict=True)
+        ]
+        return Md(
+            f"each at its peak throughput, with no latency target ({shown[0]} vs {shown[1]} "
+            "tok/s per user, so not at equal interactivity)"
+        )
+
     # -- headline --------------------------------------------------------------------------
 
     def headline(self) -> dict:
@@ -257,6 +292,7 @@ class View:
             "change": None,
             "sources": [],
             "price_normalized": self.per() == "dollar",
+            "load_caution": self.load_caution(),
             "hit_rate_gap": self.hit_rate_gap(),
         }
         if not self.systems:
@@ -314,7 +350,7 @@ class View:
             )
             out["declared"] = declared
         elif h.get("cost_unavailable"):
-            out["cost_unavailable"] = escape(h["cost_unavailable"])
+            out["cost_unavailable"] = escape_prose(h["cost_unavailable"])
         out["sources"] = self._headline_sources(h)
         return out
 
@@ -374,17 +410,26 @@ class View:
         seen, out = set(), []
         for name in (h.get("system"), h.get("baseline")):
             s = self.systems.get(name) or {}
-            key = ("runs", None) if s.get("data") == "runs" else ("reported", s.get("source"))
+            runs = s.get("data") == "runs"
+            ref = (
+                (self.ir_systems.get(name, {}).get("runs") or {}).get("source")
+                if runs
+                else (s.get("source"))
+            )
+            key = ("runs" if runs else "reported", ref)
             if key in seen:
                 continue
             seen.add(key)
-            if key[0] == "runs":
-                out.append(Md(f"{self.origin(name)} runs read by cmpc"))
+            src = self.sources.get(ref) or {}
+            words = [self.source_title(ref)] if ref else []
+            for k in ("snapshot", "run_date"):
+                if src.get(k):
+                    words.append(Md(f"{k.replace('_', ' ')} {escape(src[k])}"))
+                    break
+            if runs:
+                text = f"{self.origin(name)} runs" + (" by " + ", ".join(words) if words else "")
+                out.append(Md(text + ", read by cmpc"))
             else:
-                src = self.sources.get(key[1]) or {}
-                words = [self.source_title(key[1])]
-                if src.get("snapshot"):
-                    words.append(Md(f"snapshot {escape(src['snapshot'])}"))
                 out.append(Md(f"{self.origin(name)} by " + ", ".join(words)))
         return out
 
@@ -441,8 +486,11 @@ class View:
                     )
                 )
         rows.append(("Data", self._origin_text(name)))
-        where = "at the target" if self.target() else "(no latency target)"
+        where = "at the target" if self.target() else "with no latency target"
         rows.append((f"Throughput {where} ({unit})", self._throughput_text(name, s, at)))
+        load = _get(self.r, "load", "systems", name)
+        if isinstance(load, list) and load:
+            rows.append(("Load conditions", Md("; ".join(str(escape(x)) for x in load))))
         comp = self.comparisons.get(name)
         if comp and _num(comp.get("throughput_ratio")):
             tr = comp["throughput_ratio"]
@@ -527,13 +575,13 @@ class View:
                 )
                 rows.append(("Energy per token", Md(f"{shown} J")))
         for note in s.get("notes") or []:
-            rows.append(("Note", escape(note)))
+            rows.append(("Note", escape_prose(note)))
         return {
             "name": name,
             "label": self.label(name),
             "baseline": name == self.baseline,
             "origin": self.origin(name),
-            "rows": rows,
+            "rows": [(Md(k), v) for k, v in rows],  # labels are built from escaped parts
             "points": self._points(name, s),
         }
 
@@ -558,22 +606,30 @@ class View:
             runs = self.ir_systems.get(name, {}).get("runs") or {}
             files = [i for i in self.r.get("inputs") or [] if i.get("system") == name]
             n_runs = sum(i.get("runs") or 0 for i in files)
-            text = (
-                f"{origin}: {n_runs} runs from {len(files)} files matching "
+            text = f"{origin}"
+            if runs.get("source"):
+                text += " by " + ", ".join(self._source_bits(runs["source"]))
+            text += (
+                f": {plural(n_runs, 'run')} from {plural(len(files), 'file')} matching "
                 f"{code(runs.get('glob', '?'))}"
             )
             if runs.get("format"):
                 text += f", format {escape(runs['format'])}"
-            return Md(text)
-        src = self.sources.get(s.get("source")) or {}
-        bits = [str(self.source_title(s.get("source")))]
+            return Md(text + "; per-request metrics computed by cmpc")
+        bits = self._source_bits(s.get("source"))
+        return Md(f"{origin} by " + ", ".join(bits) + "; not recomputed by cmpc")
+
+    def _source_bits(self, name) -> list[str]:
+        src = self.sources.get(name) or {}
+        bits = [str(self.source_title(name))]
         if src.get("role"):
             bits.append(escape(ROLES.get(src["role"], src["role"])))
-        if src.get("snapshot"):
-            bits.append(f"snapshot {escape(src['snapshot'])}")
+        for key in ("snapshot", "run_date", "retrieved"):
+            if src.get(key):
+                bits.append(f"{key.replace('_', ' ')} {escape(src[key])}")
         if src.get("status"):
             bits.append(escape(src["status"].replace("_", "-")))
-        return Md(f"{origin} by " + ", ".join(bits) + "; not recomputed by cmpc")
+        return bits
 
     def _throughput_text(self, name, s, at) -> Md:
         unit = at.get("unit") or self.unit()
@@ -600,6 +656,13 @@ class View:
                 )
             elif method == "reported":
                 text += " (as reported)"
+            elif method == "peak" and knots:
+                x = knots[0].get("interactivity_tok_s_user")
+                text += (
+                    f" (peak of the frontier, at {number(x)} tok/s/user)"
+                    if len(s.get("points") or []) > 1
+                    else f" (the one run as measured, at {number(x)} tok/s/user)"
+                )
             return Md(text)
         if at.get("reachable") is False:
             front = s.get("frontier") or []
@@ -783,7 +846,10 @@ class View:
             )
         elif c.get("cost_unavailable"):
             out["lines"].append(
-                Md(f"At the declared prices: not computable ({escape(c['cost_unavailable'])}).")
+                Md(
+                    "At the declared prices: not computable "
+                    f"({escape_prose(c['cost_unavailable'])})."
+                )
             )
         return out
 
@@ -1010,7 +1076,7 @@ class View:
                     "parameter": escape(PARAMETERS.get(param, param)),
                     "alternative": escape(alt if alt is not None else DASH),
                     "available": bool(row.get("available", True)),
-                    "reason": escape(row["reason"]) if row.get("reason") else None,
+                    "reason": escape_prose(row["reason"]) if row.get("reason") else None,
                     "throughput_ratio": self.fig.add(
                         f"{fid}.throughput_ratio",
                         f"throughput ratio, {param} {alt}",
@@ -1100,15 +1166,24 @@ class View:
                 number(c.get("value")),
                 source=str(c.get("source_title") or c.get("source") or ""),
             )
-            derived = [
-                Md(
-                    f"{escape(d.get('quantity'))}: {number(d.get('value'))} "
-                    f"{escape(d.get('unit') or '')}".rstrip()
+            derived = []
+            for i, d in enumerate(c.get("derived") or []):
+                shown = self.fig.add(
+                    f"claim.{name}.derived{i}",
+                    str(d.get("quantity") or ""),
+                    d.get("value"),
+                    d.get("unit") or "",
+                    number(d.get("value")),
+                    source="cmpc, from the claim",
                 )
-                for d in c.get("derived") or []
-            ]
+                derived.append(
+                    Md(
+                        f"{escape(d.get('quantity'))}: {shown} "
+                        f"{escape(d.get('unit') or '')}".rstrip()
+                    )
+                )
             cannot = [
-                Md(f"{escape(d.get('quantity'))}: needs {escape(d.get('missing'))}")
+                Md(f"{escape(d.get('quantity'))}: needs {escape_prose(d.get('missing'))}")
                 for d in c.get("cannot_derive") or []
             ]
             facts = [f"{escape(c.get('kind') or DASH)}", f"scope {escape(c.get('scope') or DASH)}"]
@@ -1122,7 +1197,35 @@ class View:
                     "facts": Md(", ".join(facts)),
                     "derived": derived,
                     "cannot": cannot,
-                    "notes": [escape(n) for n in c.get("notes") or []],
+                    "notes": [escape_prose(n) for n in c.get("notes") or []],
+                }
+            )
+        return out
+
+    def claim_combinations(self) -> list[dict]:
+        out = []
+        for i, c in enumerate(self.r.get("claim_combinations") or []):
+            value = c.get("value")
+            shown = (
+                self.fig.add(
+                    f"claims.combination{i}",
+                    str(c.get("quantity") or ""),
+                    value,
+                    "",
+                    number(value),
+                    source="cmpc, from the claims",
+                )
+                if _num(value)
+                else None
+            )
+            out.append(
+                {
+                    "claims": Md(", ".join(str(code(n)) for n in c.get("claims") or [])),
+                    "quantity": escape_prose(c.get("quantity") or DASH),
+                    "formula": escape_prose(c.get("formula") or DASH),
+                    "value": shown,
+                    "missing": escape_prose(c["missing"]) if c.get("missing") else None,
+                    "note": escape_prose(c["note"]) if c.get("note") else None,
                 }
             )
         return out
@@ -1307,6 +1410,23 @@ class View:
                 )
         return Md(" ".join(parts))
 
+    def load_caution(self) -> Md | None:
+        """A sentence when the systems ran under different load conditions."""
+        load = self.r.get("load")
+        if not isinstance(load, dict) or load.get("comparable") is not False:
+            return None
+        per = load.get("systems") or {}
+        parts = [
+            f"{self.label(n)}: {'; '.join(str(escape(x)) for x in per[n])}"
+            for n in self.order
+            if per.get(n)
+        ]
+        return Md(
+            "the systems ran under different load conditions ("
+            + "; ".join(parts)
+            + "), so this is not a like-for-like test"
+        )
+
     def hit_rate_gap(self) -> Md | None:
         """A sentence when counted reused tokens meet hit rates further apart than the margin."""
         tok = self.conditions.get("tokens") or {}
@@ -1425,10 +1545,12 @@ class View:
             who = " and ".join(str(self.label(n)) for n in names)
             origin = self.origin(names[0])
             if kind == "runs":
-                parts.append(
-                    f"{who}: {origin}, {self._origin_text(names[0])[len(origin) + 2 :]}; "
-                    "file hashes under Data provenance."
-                )
+                runs = self.ir_systems.get(names[0], {}).get("runs") or {}
+                text = f"{who}: {self._origin_text(names[0])}; file hashes under Data provenance."
+                src = self.sources.get(runs.get("source")) or {}
+                if src.get("url"):
+                    text += f" Source: {link(src.get('title') or runs['source'], src['url'])}."
+                parts.append(text)
                 continue
             src = self.sources.get(ref) or {}
             bits = [link(src.get("title") or ref or "unknown source", src.get("url"))]
@@ -1479,6 +1601,7 @@ class View:
             "sensitivity": self.sensitivity(),
             "disclosure": self.disclosure(),
             "claims": self.claims(),
+            "claim_combinations": self.claim_combinations(),
             "capacity": self.capacity(),
             "provenance": self.provenance(),
             "footnotes": self.footnotes(),

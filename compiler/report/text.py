@@ -18,7 +18,7 @@ class Md(str):
 # ---------------------------------------------------------------------------------------------
 # Escaping
 
-_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|&~!$])")
+SPECIAL = re.compile(r"([\\`*_{}\[\]<>|&~!$])")
 _LINE_START = re.compile(r"^(\s*)([#+\-]|\d+(?=[.)](?:\s|$)))(?=\s|$|[.)])")
 
 
@@ -27,7 +27,7 @@ def escape(value: object) -> Md:
     if isinstance(value, Md):
         return value
     text = " ".join(str(value).split())
-    text = _SPECIAL.sub(r"\\\1", text)
+    text = SPECIAL.sub(r"\\\1", text)
     match = _LINE_START.match(text)
     if match:
         lead, mark = match.group(1), match.group(2)
@@ -37,6 +37,14 @@ def escape(value: object) -> Md:
         else:
             text = f"{lead}\\{text[len(lead) :]}"
     return Md(text)
+
+
+def escape_prose(value: object) -> Md:
+    """cmpc's own prose (analysis notes): `spans` stay code spans, everything else is escaped."""
+    if isinstance(value, Md):
+        return value
+    parts = re.split(r"`([^`]+)`", " ".join(str(value).split()))
+    return Md("".join(code(p) if i % 2 else escape(p) for i, p in enumerate(parts)))
 
 
 def code(value: object) -> Md:
