@@ -293,6 +293,7 @@ class View:
             "sources": [],
             "price_normalized": self.per() == "dollar",
             "load_caution": self.load_caution(),
+            "cost_unavailable": None,
             "hit_rate_gap": self.hit_rate_gap(),
         }
         if not self.systems:

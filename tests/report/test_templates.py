@@ -111,3 +111,31 @@ def test_render_outputs_reads_partial_results_defensively():
     files, problems = render_outputs({"title": "Only a title"})
     assert problems == []
     assert files["report.md"].startswith("# Only a title\n")
+
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "templates.md"
+
+
+def test_the_documented_example_renders(build, tmp_path):
+    text = DOC.read_text(encoding="utf-8")
+    example = text.split("```jinja\n", 1)[1].split("```", 1)[0]
+    folder = _templates(tmp_path, report__md__j2=example)
+    out, _ = build(MAIN, template_dir=folder)
+    report = (out / "report.md").read_text()
+    assert "8x MI355X: +24.4% total tokens per GPU[^tokens]" in report
+    assert "cost per token x0.804" in report and "directional signal only" in report
+
+
+def test_every_view_model_key_is_documented(build):
+    import json
+
+    from cmpc.report.model import View
+
+    out, _ = build(MAIN)
+    view = View(json.loads((out / "results.json").read_text())).build()
+    doc = DOC.read_text(encoding="utf-8")
+    for key in [*view, "figures"]:
+        assert f"report.{key}" in doc, f"report.{key} is not in docs/templates.md"
+    for key in view["headline"]:
+        documented = f"`{key}`" in doc or f"`{key}[]`" in doc
+        assert documented, f"report.headline.{key} is not documented"
