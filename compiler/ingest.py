@@ -6,8 +6,13 @@ import dataclasses
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    BrokenExecutor,
+    Executor,
+    ProcessPoolExecutor,
+    wait,
+)
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,8 +114,13 @@ def reduce_all(
     cache: Cache | None = None,
     progress: Progress | None = None,
     workers: int | None = None,
+    executor: Executor | None = None,
 ) -> list[Done]:
-    """One Done per task, in task order; identical tasks are reduced once."""
+    """One Done per task, in task order; identical tasks are reduced once.
+
+    Misses go to `executor` when given (any `concurrent.futures.Executor`, e.g. a Dask
+    client's `get_executor()`), else to a local process pool of `workers` (default: cores).
+    """
     unique = list(dict.fromkeys(tasks))
     done: dict[Task, Done] = {}
     todo = []
@@ -125,8 +135,17 @@ def reduce_all(
     if progress:
         progress(len(done), total)
     workers = min(workers or _workers(), len(todo))
-    if workers > 1:
-        _in_pool(todo, cache, workers, done, progress, total)
+    if executor is not None and todo:
+        _collect(executor, todo, cache, done, progress, total)
+    elif workers > 1:
+        methods = multiprocessing.get_all_start_methods()
+        # fork shares the already imported readers; elsewhere the platform's default
+        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        try:
+            _collect(pool, todo, cache, done, progress, total)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
     for task in todo:
         if task not in done:
             done[task] = reduce_file(task, cache)
@@ -145,25 +164,19 @@ def _probe(task: Task, cache: Cache) -> Done | None:
     return None if hit is None else Done(sha, hit, cached=True)
 
 
-def _in_pool(todo, cache, workers, done, progress, total) -> None:
+def _collect(executor: Executor, todo, cache, done, progress, total) -> None:
     """Largest files first, so one big file does not finish alone at the end."""
     order = sorted(todo, key=lambda t: -_size(t.path))
-    methods = multiprocessing.get_all_start_methods()
-    # fork shares the already imported readers; elsewhere the platform's default
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
     try:
-        pending = {pool.submit(reduce_file, task, cache): task for task in order}
+        pending = {executor.submit(reduce_file, task, cache): task for task in order}
         while pending:
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
                 done[pending.pop(future)] = future.result()
                 if progress:
                     progress(len(done), total)
-    except BrokenProcessPool:
+    except BrokenExecutor:
         pass  # a worker died (e.g. out of memory): the caller reduces the rest in-process
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _size(path: str) -> int:

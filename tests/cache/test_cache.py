@@ -269,3 +269,13 @@ def _key_fields(entry: Path) -> dict:
         "statistics": tuple(key["statistics"]),
         "method": key["method"],
     }
+
+
+def test_any_executor_gives_the_same_reductions(sweep):
+    from concurrent.futures import ThreadPoolExecutor
+
+    paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
+    tasks = [ingest.Task(str(p), p.name, "cmpc", (), "tpot", ("p90",)) for p in paths]
+    with ThreadPoolExecutor(2) as executor:  # stands in for a Dask client's get_executor()
+        spread = ingest.reduce_all(tasks, executor=executor)
+    assert spread == ingest.reduce_all(tasks, workers=1)
