@@ -45,6 +45,7 @@ _HELP = {
     "E309": "the run has no successful request to measure; check the server and the errors field",
     "E312": "regenerate the file with the tool, which writes this field",
     "E313": "per-request arrays must have one entry per request; the file is inconsistent",
+    "E315": "raise CMPC_MAX_RECORD_BYTES if the file is genuine (docs/security.md)",
 }
 
 

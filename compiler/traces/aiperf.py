@@ -62,7 +62,7 @@ def read_records(path: str, fmt: str) -> list[Run]:
     last_ns: list[int] = []
     gaps = RaggedBuilder("inter_chunk_latency")
     with open(path, "rb") as handle:
-        for number_, raw in enumerate(handle, start=1):
+        for number_, raw in jsonscan.lines(handle):
             if not raw.strip():
                 continue
             where = f"line {number_}"

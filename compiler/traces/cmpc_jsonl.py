@@ -41,7 +41,7 @@ def read(path: str, fmt: str = NAME) -> list[Run]:
     times = RaggedBuilder("chunk_times")
     tokens = RaggedBuilder("chunk_tokens")
     with open(path, "rb") as handle:
-        for number_, raw in enumerate(handle, start=1):
+        for number_, raw in jsonscan.lines(handle):
             if not raw.strip():
                 continue
             where = f"line {number_}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -104,8 +105,28 @@ def _reject_constant(name: str):
     raise TraceError(f"`{name}` is not a number JSON allows", code="E306")
 
 
+def record_limit() -> int:
+    """Bytes one JSON document or JSONL line may hold (CMPC_MAX_RECORD_BYTES; cmpc.limits)."""
+    return _record_limit(os.environ.get("CMPC_MAX_RECORD_BYTES"))
+
+
+@functools.lru_cache(maxsize=8)
+def _record_limit(raw: str | None) -> int:
+    from cmpc.limits import Limits
+
+    return Limits.from_env({} if raw is None else {"CMPC_MAX_RECORD_BYTES": raw}).record_bytes
+
+
+def _too_large(where: str | None, limit: int) -> TraceError:
+    return TraceError(
+        f"record is larger than the limit of {limit} bytes", where or "the document", "E315"
+    )
+
+
 def loads(text: bytes | str, where: str | None = None):
     """json.loads that rejects NaN/Infinity and reports the position as a TraceError."""
+    if len(text) > (limit := record_limit()):
+        raise _too_large(where, limit)
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
@@ -377,5 +398,21 @@ class RaggedBuilder:
 
 def read_document(path: str):
     """A whole (small) JSON file, NaN/Infinity rejected, errors as TraceError."""
+    limit = record_limit()
     with open(path, "rb") as handle:
-        return loads(handle.read())
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise _too_large(None, limit)
+    return loads(data)
+
+
+def lines(handle):
+    """(line number, bytes) of each line of a JSONL file; a line over the record limit is an
+    error before more than the limit is read."""
+    limit = record_limit()
+    number = 0
+    while raw := handle.readline(limit + 1):
+        number += 1
+        if len(raw) > limit and not (len(raw) == limit + 1 and raw.endswith(b"\n")):
+            raise _too_large(f"line {number}", limit)
+        yield number, raw

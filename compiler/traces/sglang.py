@@ -13,7 +13,7 @@ NAME = "sglang"
 def read(path: str, fmt: str = NAME) -> list[Run]:
     runs: list[Run] = []
     with open(path, "rb") as handle:
-        for number, line in enumerate(handle, start=1):
+        for number, line in jsonscan.lines(handle):
             if not line.strip():
                 continue
             where = f"line {number}"
