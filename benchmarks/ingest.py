@@ -19,8 +19,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 # What vLLM's benchmark_serving.py / `vllm bench serve` does with a result, in one script:
 # stdlib json, Python lists per metric, numpy statistics on each list (calculate_metrics()).
 BASELINE = r"""
@@ -55,6 +53,8 @@ print(json.dumps(res, default=float))
 
 def generate(path: Path, requests: int, gaps: int, seed: int = 0) -> None:
     """A vLLM result file: per-request arrays, `itls` with `requests * gaps` chunk gaps."""
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     ttfts = rng.gamma(2.0, 0.05, requests)
     out_lens = np.full(requests, gaps + 1)
@@ -96,11 +96,19 @@ def main() -> int:
     parser.add_argument("--gaps", type=int, default=1_000, help="chunk gaps per request")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="write the generated file here and keep it")
+    parser.add_argument("--generate", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.generate:
+        generate(args.generate, args.requests, args.gaps)
+        return 0
 
     with tempfile.TemporaryDirectory() as tmp:
         path = args.keep or Path(tmp) / "vllm_result.json"
-        generate(path, args.requests, args.gaps)
+        # Generated in a child: Linux counts the parent's resident memory at fork time into
+        # each child's peak RSS, so this process must stay small while it measures.
+        gen = [sys.executable, __file__, "--generate", str(path)]
+        gen += ["--requests", str(args.requests), "--gaps", str(args.gaps)]
+        subprocess.run(gen, check=True)
         size = path.stat().st_size
         print(f"file: {size / 1e6:.1f} MB, {args.requests * args.gaps:,} chunk gaps")
         script = Path(tmp) / "baseline.py"
