@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import os
 import re
@@ -152,55 +151,69 @@ def parse_number_text(text: bytes, key: str) -> np.ndarray:
     return values
 
 
-def _array_span(src, key: str) -> tuple[int, int] | None:
-    """Byte span of the number array value of a top-level-looking `"key":`, or None."""
+def _array_start(src, key: str) -> int | None:
+    """Offset of the `[` that opens the value of a top-level-looking `"key":`, or None."""
     pattern = re.compile(rb'"' + re.escape(key.encode()) + rb'"\s*:\s*\[')
     match = src.search(pattern)
-    if match is None:
-        return None
-    start = match[1] - 1
-    bound = src.find(b'"', start, src.size)
-    bound = src.size if bound < 0 else bound
-    end = src.rfind(b"]", start, bound)
-    if end < 0:
-        return None
-    return start, end + 1
+    return None if match is None else match[1] - 1
 
 
-def _ragged(src, start: int, end: int, key: str) -> Ragged:
-    """Parse `[[n, ...], [...], ...]` (or a flat `[n, ...]` as one row) between start and end.
+def _ragged(src, start: int, key: str) -> tuple[Ragged, int] | None:
+    """Parse `[[n, ...], [...], ...]` (or a flat `[n, ...]` as one row) opening at `start`.
 
-    Works through the text in row-aligned pieces, each parsed by numpy without a Python object
-    per number; a piece that does not parse is re-read row by row, so errors name the row.
+    Returns the rows and the offset just past the closing bracket, or None when the text is not
+    laid out as expected (the caller then reads the document with plain json). Works through the
+    text once, in row-aligned pieces, each parsed by numpy without a Python object per number;
+    a piece that does not parse is re-read row by row, so errors name the row.
     """
-    hi = end - 1  # the outer closing bracket
-    if src.find(b"[", start + 1, hi) < 0:  # a flat array: one row
-        values = parse_number_text(src.read(start + 1, hi), key)
-        return Ragged(values, np.array([values.size], dtype=np.int64))
     # Upper bound on the count ("n," is 2 bytes): pages never written cost no memory.
-    values = np.empty((hi - start) // 2 + 1)
+    values = np.empty((src.size - start) // 2 + 1)
     counts: list[np.ndarray] = []
-    at = 0
-    row = 0
+    at = row = 0
     pos = start + 1
-    while pos < hi:
-        piece = src.read(pos, min(pos + PIECE, hi))
-        if pos + len(piece) < hi:
-            cut = piece.rfind(b"]")
-            while cut < 0:  # one row longer than a piece: read on to its end
-                more = src.find(b"]", pos + len(piece), hi)
-                piece = src.read(pos, hi if more < 0 else more + 1)
-                cut = len(piece) - 1
-            piece = piece[: cut + 1]
-            if src.find(b"[", pos + len(piece), hi) < 0:
-                piece = src.read(pos, hi)  # only whitespace (or garbage) is left
+    while True:
+        piece = src.read(pos, pos + PIECE)
+        quote = piece.find(b'"')  # numbers hold no quotes: the next key ends the array
+        final = quote >= 0 or pos + len(piece) >= src.size
+        if final:
+            piece = piece[: quote if quote >= 0 else len(piece)]
+            outer = piece.rfind(b"]")
+            if outer < 0:
+                return None
+            end = pos + outer + 1
+            piece = piece[:outer]
+        else:
+            cut = piece.rfind(b"],")
+            if cut < 0:  # one row longer than a piece: read on
+                more = src.find(b"],", pos + len(piece), src.size)
+                if more >= 0 and src.find(b'"', pos, more) < 0:
+                    piece = src.read(pos, more + 1)
+                    cut = len(piece) - 1
+                else:
+                    piece = src.read(pos, src.size)
+                    final = True
+                    quote = piece.find(b'"')
+                    piece = piece[: quote if quote >= 0 else len(piece)]
+                    outer = piece.rfind(b"]")
+                    if outer < 0:
+                        return None
+                    end = pos + outer + 1
+                    piece = piece[:outer]
+            if not final:
+                piece = piece[: cut + 1]
+        if row == 0 and final and piece.find(b"[") < 0:  # a flat array: one row
+            flat = parse_number_text(piece, key)
+            return Ragged(flat, np.array([flat.size], dtype=np.int64)), end
         piece_values, piece_counts = _rows_piece(piece, key, row)
         values[at : at + piece_values.size] = piece_values
         at += piece_values.size
         counts.append(piece_counts)
         row += piece_counts.size
         pos += len(piece)
-    return Ragged(values[:at], np.concatenate(counts) if counts else np.zeros(0, np.int64))
+        if final:
+            break
+    rows = np.concatenate(counts) if counts else np.zeros(0, np.int64)
+    return Ragged(values[:at], rows), end
 
 
 _BRACKETS_TO_SPACE = bytes.maketrans(b"[]", b"  ")
@@ -243,9 +256,8 @@ def _rows_piece(piece: bytes, key: str, row: int) -> tuple[np.ndarray, np.ndarra
     if np.all(counts > 0):
         text = piece[opens[0] : closes[-1] + 1].translate(_BRACKETS_TO_SPACE)
     else:
-        text = b",".join(
-            piece[o + 1 : c] for o, c, n in zip(opens, closes, counts, strict=True) if n
-        )
+        kept = zip(opens, closes, counts, strict=True)
+        text = b",".join(piece[o + 1 : c] for o, c, n in kept if n)
     try:
         values = parse_number_text(text, key)
     except TraceError:
@@ -283,22 +295,19 @@ def load(path: str, arrays: tuple[str, ...] = ()) -> tuple[object, dict[str, Rag
 
 
 def _load(src, arrays: tuple[str, ...]) -> tuple[object, dict[str, Ragged]]:
-    spans = []
-    for key in arrays:
-        span = _array_span(src, key)
-        if span is not None:
-            spans.append((span, key))
-    spans.sort()
-    if not spans or any(a[0][1] > b[0][0] for a, b in itertools.pairwise(spans)):
-        return loads(src.read(0, src.size)), {}
+    starts = sorted((start, key) for key in arrays if (start := _array_start(src, key)) is not None)
     raggeds: dict[str, Ragged] = {}
     parts: list[bytes] = []
     pos = 0
-    for number, ((start, end), key) in enumerate(spans):
+    for number, (start, key) in enumerate(starts):
+        parsed = _ragged(src, start, key) if start >= pos else None
+        if parsed is None:
+            return loads(src.read(0, src.size)), {}
         parts.append(src.read(pos, start))
         parts.append(_PLACEHOLDER % number)
-        raggeds[key] = _ragged(src, start, end, key)
-        pos = end
+        raggeds[key], pos = parsed
+    if not raggeds:
+        return loads(src.read(0, src.size)), {}
     parts.append(src.read(pos, src.size))
     try:
         doc = loads(b"".join(parts))
@@ -306,7 +315,7 @@ def _load(src, arrays: tuple[str, ...]) -> tuple[object, dict[str, Ragged]]:
         return loads(src.read(0, src.size)), {}
     if not isinstance(doc, dict) or any(
         doc.get(key) != (_PLACEHOLDER % number).decode().strip('"')
-        for number, (_, key) in enumerate(spans)
+        for number, (_, key) in enumerate(starts)
     ):
         return loads(src.read(0, src.size)), {}
     for key in raggeds:
