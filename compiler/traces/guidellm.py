@@ -13,6 +13,31 @@ NAME = "guidellm"
 _GROUPS = ("successful", "errored", "incomplete")
 
 
+# GuideLLM >= 0.4 writes `request_start_time`/`request_end_time` and keeps the token times in
+# `info.timings`; older versions write flat `start_time`, `first_token_time`, ...
+_TIMINGS = {
+    "start_time": "request_start",
+    "end_time": "request_end",
+    "first_token_time": "first_token_iteration",
+    "last_token_time": "last_token_iteration",
+}
+_RENAMED = {"start_time": "request_start_time", "end_time": "request_end_time"}
+
+
+def _flatten(item: dict) -> dict:
+    """The per-request times and token counts under the names of GuideLLM <= 0.3."""
+    if "start_time" in item:
+        return item
+    info = item.get("info") if isinstance(item.get("info"), dict) else {}
+    timings = info.get("timings") if isinstance(info.get("timings"), dict) else {}
+    out = dict(item)
+    for old, new in _TIMINGS.items():
+        value = item.get(_RENAMED.get(old, ""), timings.get(new))
+        if value is not None:
+            out[old] = value
+    return out
+
+
 def _benchmark(path: str, fmt: str, index: int, bench: dict) -> Run:
     where = f"benchmarks[{index}]"
     groups = mapping(bench.get("requests"), f"`{where}.requests`")
@@ -35,7 +60,7 @@ def _benchmark(path: str, fmt: str, index: int, bench: dict) -> Run:
     cols = {k: np.full(n, np.nan) for k in names}
     ok = np.zeros(n, dtype=bool)
     for i, (good, item, rwhere) in enumerate(rows):
-        item = mapping(item, f"`{rwhere}`")
+        item = _flatten(mapping(item, f"`{rwhere}`"))
         ok[i] = good
         for key in names:
             value = number(item.get(key), f"`{rwhere}.{key}`", optional=not good)

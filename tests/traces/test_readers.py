@@ -354,3 +354,35 @@ def test_format_names():
 def test_forced_format_reads_the_file(tmp_path):
     run = one_run(write(tmp_path, "t.jsonl", trace_text()), format="cmpc")
     assert run.format == "cmpc"
+
+
+def test_guidellm_newer_schema_with_timings(tmp_path):
+    request = {
+        "request_id": "a",
+        "info": {
+            "timings": {
+                "request_start": 10.0,
+                "first_token_iteration": 10.5,
+                "last_token_iteration": 11.4,
+                "request_end": 11.5,
+            }
+        },
+        "request_start_time": 10.0,
+        "request_end_time": 11.5,
+        "prompt_tokens": 100,
+        "output_tokens": 10,
+    }
+    doc = {
+        "benchmarks": [
+            {
+                "type_": "generative_benchmark",
+                "duration": 2.0,
+                "requests": {"successful": [request], "errored": [], "incomplete": []},
+            }
+        ]
+    }
+    m = summarize(one_run(write(tmp_path, "g.json", json.dumps(doc))))
+    assert m.latency_statistic("ttft", "mean") == pytest.approx(0.5)
+    assert m.latency_statistic("e2el", "mean") == pytest.approx(1.5)
+    assert m.latency_statistic("tpot", "mean") == pytest.approx(1.0 / 9)
+    assert m.throughput("output") == pytest.approx(5.0)
