@@ -16,10 +16,11 @@ _PROLOGUE = re.compile(r"^\s*(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?", re.DOTA
 
 def _parser(figures: dict):
     from markdown_it import MarkdownIt
+    from mdit_py_plugins.anchors import anchors_plugin
     from mdit_py_plugins.footnote import footnote_plugin
 
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    md.enable("table").use(footnote_plugin)
+    md.enable("table").use(footnote_plugin).use(anchors_plugin, min_level=2, max_level=3)
     default_image = md.renderer.rules.get("image")
 
     def image(renderer, tokens, idx, options, env):

@@ -177,6 +177,12 @@ class View:
 
     # -- small lookups ---------------------------------------------------------------------
 
+    def n(self, fid, quantity, value, unit, fmt=number, *, system="", source="cmpc") -> Md:
+        """`fmt(value)`, registered for figures.csv; `n/a` when the value is missing."""
+        if not _num(value):
+            return Md(DASH)
+        return self.fig.add(fid, quantity, value, unit, fmt(value), system=system, source=source)
+
     def label(self, name) -> Md:
         if name is None:
             return Md("the baseline")
@@ -369,9 +375,12 @@ class View:
 
     def _price_source(self, name) -> str:
         p = _get(self.systems, name, "cost", "price", default={})
-        src = p.get("source")
+        return self._plain_source(p.get("source"), p.get("as_of"))
+
+    def _plain_source(self, src, as_of=None) -> str:
+        """A source as plain text for figures.csv: its title (or name) and date."""
         title = (self.sources.get(src) or {}).get("title") or src or "spec"
-        return f"{title}, as of {p['as_of']}" if p.get("as_of") else title
+        return f"{title}, as of {as_of}" if as_of else title
 
     def _cost_phrase(self, fid, cost_ratio, quantity, system) -> dict:
         change = cost_ratio - 1
@@ -759,12 +768,38 @@ class View:
                 {
                     "system": self.label(name),
                     "baseline": self.label(c.get("baseline")),
-                    "throughput_ratio": ratio(c.get("throughput_ratio")),
-                    "throughput_change": percent(c["throughput_ratio"] - 1, signed=True)
-                    if _num(c.get("throughput_ratio"))
-                    else Md(DASH),
-                    "cost_equal": ratio(c.get("cost_ratio_at_equal_price")),
-                    "cost_declared": ratio(c.get("cost_ratio")),
+                    "throughput_ratio": self.n(
+                        f"{name}.throughput_ratio",
+                        "throughput ratio to baseline",
+                        c.get("throughput_ratio"),
+                        "x",
+                        ratio,
+                        system=name,
+                    ),
+                    "throughput_change": self.n(
+                        f"{name}.throughput_change",
+                        "throughput change to baseline",
+                        c["throughput_ratio"] - 1 if _num(c.get("throughput_ratio")) else None,
+                        "fraction",
+                        lambda v: percent(v, signed=True),
+                        system=name,
+                    ),
+                    "cost_equal": self.n(
+                        f"{name}.cost_ratio_at_equal_price",
+                        "cost ratio at equal prices",
+                        c.get("cost_ratio_at_equal_price"),
+                        "x",
+                        ratio,
+                        system=name,
+                    ),
+                    "cost_declared": self.n(
+                        f"{name}.cost_ratio",
+                        "cost ratio at the declared prices",
+                        c.get("cost_ratio"),
+                        "x",
+                        ratio,
+                        system=name,
+                    ),
                     "winner": self.label(c["winner"]) if c.get("winner") else Md(DASH),
                     "cost_winner": self.label(c["cost_winner"])
                     if c.get("cost_winner")
@@ -796,8 +831,22 @@ class View:
                 {
                     "system": self.label(name),
                     "price": self._price_shown(name) if _num(price) else Md(DASH),
-                    "throughput": number(tput) if _num(tput) else Md(DASH),
-                    "per_million": usd(per_m) if _num(per_m) else Md(DASH),
+                    "throughput": self.n(
+                        f"{name}.throughput_per_gpu",
+                        "throughput per GPU at the target",
+                        tput,
+                        "tok/s/gpu",
+                        system=name,
+                        source=self.data_source(name),
+                    ),
+                    "per_million": self.n(
+                        f"{name}.usd_per_million_tokens",
+                        f"cost per million {basis} tokens",
+                        per_m,
+                        "USD/Mtok",
+                        usd,
+                        system=name,
+                    ),
                     "arithmetic": arithmetic,
                 }
             )
@@ -825,6 +874,58 @@ class View:
             out["lines"].append(Md("no throughput ratio: no cost consequence can be drawn"))
             return out
         eq = 1 / pg
+        self.n(
+            f"{name}.per_gpu_throughput_ratio",
+            "per-GPU throughput ratio",
+            pg,
+            "x",
+            ratio,
+            system=name,
+        )
+        self.n(
+            f"{name}.per_gpu_throughput_change",
+            "per-GPU throughput change",
+            pg - 1,
+            "fraction",
+            lambda v: percent(v, signed=True),
+            system=name,
+        )
+        self.n(
+            f"{name}.cost_ratio_at_equal_price",
+            "cost ratio at equal prices",
+            eq,
+            "x",
+            ratio,
+            system=name,
+        )
+        if _num(pr):
+            self.n(f"{name}.price_ratio", "price ratio to baseline", pr, "x", ratio, system=name)
+        magnitude = lambda v: percent(abs(v))  # noqa: E731  (the direction is in words)
+        self.n(
+            f"{name}.per_gpu_throughput_change_magnitude",
+            "per-GPU throughput change, size",
+            pg - 1,
+            "fraction",
+            magnitude,
+            system=name,
+        )
+        self.n(
+            f"{name}.cost_change_at_equal_price",
+            "cost change at equal prices, size",
+            eq - 1,
+            "fraction",
+            magnitude,
+            system=name,
+        )
+        if _num(cr):
+            self.n(
+                f"{name}.cost_change",
+                "cost change at the declared prices, size",
+                cr - 1,
+                "fraction",
+                magnitude,
+                system=name,
+            )
         out["lines"].append(
             Md(f"Throughput per GPU: {ratio(pg)}\u00d7 ({percent(pg - 1, signed=True)}).")
         )
@@ -912,11 +1013,21 @@ class View:
             irs = self.ir_systems.get(name) or {}
             for p in irs.get("prices") or []:
                 v = p.get("usd_per_gpu_hour")
+                scenario = p.get("scenario") or p.get("basis")
+                shown = self.n(
+                    f"{name}.price.{footnote_key(scenario)}",
+                    f"price per GPU-hour ({scenario})",
+                    v,
+                    "USD/gpu/h",
+                    usd,
+                    system=name,
+                    source=self._plain_source(p.get("source"), p.get("as_of")),
+                )
                 rows.append(
                     {
                         "system": self.label(name),
-                        "item": Md(f"price ({escape(p.get('scenario') or p.get('basis'))})"),
-                        "value": Md(f"{usd(v)} per GPU-hour"),
+                        "item": Md(f"price ({escape(scenario)})"),
+                        "value": Md(f"{shown} per GPU-hour"),
                         "basis": escape(p.get("basis") or DASH),
                         "source": self.source_title(p.get("source")),
                         "date": escape(p.get("as_of") or DASH),
@@ -924,11 +1035,19 @@ class View:
                 )
             pw = irs.get("power") or {}
             if _num(pw.get("watts_per_gpu")):
+                watts = self.n(
+                    f"{name}.watts_per_gpu",
+                    "power per GPU",
+                    pw["watts_per_gpu"],
+                    "W",
+                    system=name,
+                    source="spec",
+                )
                 rows.append(
                     {
                         "system": self.label(name),
                         "item": Md("power per GPU"),
-                        "value": Md(f"{number(pw['watts_per_gpu'])} W"),
+                        "value": Md(f"{watts} W"),
                         "basis": escape(pw.get("basis") or DASH),
                         "source": self.source_title(pw.get("source")),
                         "date": self._source_date(pw.get("source")),
@@ -936,14 +1055,26 @@ class View:
                 )
             tco = irs.get("tco") or {}
             if tco:
+
+                def t(key, unit, fmt=number, *, name=name, tco=tco):
+                    return self.n(
+                        f"{name}.tco.{key}",
+                        f"TCO {key}",
+                        tco.get(key),
+                        unit,
+                        fmt,
+                        system=name,
+                        source="spec",
+                    )
+
                 parts = [
-                    ("capex per GPU", usd(tco.get("capex_usd_per_gpu"))),
-                    ("depreciation", Md(f"{number(tco.get('years'))} years")),
-                    ("TCO power", Md(f"{number(tco.get('power_watts'))} W")),
-                    ("PUE", number(tco.get("pue"))),
-                    ("electricity", Md(f"{usd(tco.get('electricity_usd_per_kwh'))} per kWh")),
-                    ("hosting", Md(f"{usd(tco.get('hosting_usd_per_gpu_hour'))} per GPU-h")),
-                    ("operations", Md(f"{usd(tco.get('ops_usd_per_gpu_hour'))} per GPU-h")),
+                    ("capex per GPU", t("capex_usd_per_gpu", "USD/gpu", usd)),
+                    ("depreciation", Md(f"{t('years', 'years')} years")),
+                    ("TCO power", Md(f"{t('power_watts', 'W')} W")),
+                    ("PUE", t("pue", "")),
+                    ("electricity", Md(f"{t('electricity_usd_per_kwh', 'USD/kWh', usd)} per kWh")),
+                    ("hosting", Md(f"{t('hosting_usd_per_gpu_hour', 'USD/gpu/h', usd)} per GPU-h")),
+                    ("operations", Md(f"{t('ops_usd_per_gpu_hour', 'USD/gpu/h', usd)} per GPU-h")),
                 ]
                 for item, value in parts:
                     rows.append(
@@ -1146,9 +1277,14 @@ class View:
                 number(score),
                 source="cmpc",
             ),
-            "total": number(total),
+            "total": self.n("disclosure.total", "checklist items", total, "items"),
             "half": number(half),
-            "five_answered": number(d.get("five_answered")),
+            "five_answered": self.n(
+                "disclosure.five_answered",
+                "five questions answered",
+                d.get("five_answered"),
+                "items",
+            ),
             "five_total": number(d.get("five_total")),
             "verdict": escape(d.get("verdict") or DASH),
         }
@@ -1243,21 +1379,69 @@ class View:
                 {
                     "system": self.label(name),
                     "usable": Md(
-                        f"{gigabytes(usable)}"
+                        self.n(
+                            f"{name}.usable_bytes",
+                            "usable memory per card",
+                            usable,
+                            "B",
+                            gigabytes,
+                            system=name,
+                            source="spec",
+                        )
                         + (" (nominal)" if s.get("usable_is_nominal") else "")
                     ),
-                    "needed": number(s.get("cards_needed")),
-                    "declared": number(s.get("cards_declared")),
+                    "needed": self.n(
+                        f"{name}.cards_needed",
+                        "cards needed",
+                        s.get("cards_needed"),
+                        "cards",
+                        system=name,
+                    ),
+                    "declared": self.n(
+                        f"{name}.cards_declared",
+                        "cards in the system",
+                        s.get("cards_declared"),
+                        "cards",
+                        system=name,
+                        source="spec",
+                    ),
                 }
             )
         return {
-            "weights": gigabytes(cap.get("weight_bytes")),
-            "kv_per_token": Md(f"{number(cap.get('kv_bytes_per_token'))} bytes"),
-            "kv": gigabytes(cap.get("kv_bytes")),
-            "needed": gigabytes(cap.get("bytes_needed")),
-            "context": number(cap.get("context_tokens")),
-            "concurrency": number(cap.get("concurrency")),
-            "reserve": percent(cap.get("reserve")),
+            "weights": self.n(
+                "capacity.weights", "weights", cap.get("weight_bytes"), "B", gigabytes
+            ),
+            "kv_per_token": Md(
+                self.n(
+                    "capacity.kv_per_token",
+                    "KV cache per token",
+                    cap.get("kv_bytes_per_token"),
+                    "B",
+                )
+                + " bytes"
+            ),
+            "kv": self.n("capacity.kv", "KV cache", cap.get("kv_bytes"), "B", gigabytes),
+            "needed": self.n(
+                "capacity.needed", "memory needed", cap.get("bytes_needed"), "B", gigabytes
+            ),
+            "context": self.n(
+                "capacity.context", "context", cap.get("context_tokens"), "tokens", source="spec"
+            ),
+            "concurrency": self.n(
+                "capacity.concurrency",
+                "concurrency",
+                cap.get("concurrency"),
+                "requests",
+                source="spec",
+            ),
+            "reserve": self.n(
+                "capacity.reserve",
+                "memory reserve",
+                cap.get("reserve"),
+                "fraction",
+                percent,
+                source="spec",
+            ),
             "rows": rows,
         }
 

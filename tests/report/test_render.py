@@ -233,3 +233,20 @@ def test_check_does_not_import_matplotlib(in_repo):
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("spec", [MAIN, "specs/mi355x-vs-b300-per-dollar.cmp", SWEEP])
+def test_every_amount_in_cost_and_assumptions_is_in_figures_csv(build, spec):
+    out, _ = build(spec)
+    report = (out / "report.md").read_text()
+    shown = {r["displayed"] for r in csv.DictReader(io.StringIO((out / "figures.csv").read_text()))}
+    section = report.split("## Cost")[1].split("## Sensitivity")[0]
+    amounts = set(re.findall(r"\$[\d,]+(?:\.\d+)?|\b\d+(?:\.\d+)?%|\b\d\.\d{3}\b", section))
+    assert amounts, "no amounts found"
+    assert amounts - shown == set()
+
+
+def test_html_headings_have_anchors_for_the_disclosure_link(build):
+    out, _ = build(MAIN, html=True)
+    page = (out / "report.html").read_text()
+    assert 'href="#disclosure"' in page and 'id="disclosure"' in page
