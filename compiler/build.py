@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import glob as globlib
 import hashlib
 import json
 import os
@@ -11,7 +10,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from cmpc import __version__, ir
+from cmpc import __version__, ir, runfiles
 from cmpc.analysis import RunPoint, SystemData, analyze
 from cmpc.diagnostics import Diagnostic, error, has_errors, warning
 from cmpc.limits import Limits
@@ -172,7 +171,7 @@ def load_data(
         if runs is None:
             plans.append((system, []))
             continue
-        matches = sorted(globlib.glob(str(spec_dir / runs.glob), recursive=True))
+        matches = runfiles.expand(str(spec_dir), runs.glob)
         files = [Path(m) for m in matches if Path(m).is_file()]
         limit = current_limits().run_files
         if len(files) > limit:
