@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
 import jinja2
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.loaders import split_template_path
+from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
 from cmpc.report import text as T
 
@@ -50,11 +53,27 @@ FILTERS = {
 }
 
 
+class FolderLoader(jinja2.FileSystemLoader):
+    """Templates from one folder; a name that resolves outside it (a symbolic link) is refused
+    before it is read. jinja2's own loader already refuses `..` and absolute names."""
+
+    def __init__(self, folder: str):
+        super().__init__(folder)
+        self.root = os.path.realpath(folder)
+
+    def get_source(self, environment, template):
+        path = os.path.join(self.root, *split_template_path(template))
+        real = os.path.realpath(path)
+        if os.path.lexists(path) and os.path.commonpath([real, self.root]) != self.root:
+            raise SecurityError(f"template `{template}` resolves outside the template folder")
+        return super().get_source(environment, template)
+
+
 def make_environment(template_dir: str | None = None) -> ImmutableSandboxedEnvironment:
     """Package templates, overridden file by file by `template_dir` when given."""
     loaders: list[jinja2.BaseLoader] = []
     if template_dir is not None:
-        loaders.append(jinja2.FileSystemLoader(template_dir))
+        loaders.append(FolderLoader(template_dir))
     loaders.append(jinja2.PackageLoader("cmpc.report", "templates"))
     env = ImmutableSandboxedEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
