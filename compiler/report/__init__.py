@@ -112,7 +112,7 @@ def render_markdown(results: dict, report: dict, template_dir: str | None):
             error(
                 "E602",
                 f"template uses an undefined variable: {exc.message}",
-                file=where,
+                **_template_position(exc, where),
                 help="see docs/templates.md for every variable",
             )
         ]
@@ -121,15 +121,32 @@ def render_markdown(results: dict, report: dict, template_dir: str | None):
             error(
                 "E603",
                 f"template tried an unsafe operation: {exc}",
-                file=where,
+                **_template_position(exc, where),
                 help="templates run in a sandbox and cannot reach Python internals",
             )
         ]
     except Exception as exc:
-        return None, [error("E604", f"template failed: {type(exc).__name__}: {exc}", file=where)]
+        return None, [
+            error(
+                "E604",
+                f"template failed: {type(exc).__name__}: {exc}",
+                **_template_position(exc, where),
+            )
+        ]
     if not text.endswith("\n"):
         text += "\n"
     return text, []
+
+
+def _template_position(exc: BaseException, where: str) -> dict:
+    """`file` and `record` of the innermost template line in a rendering traceback."""
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(".j2")]
+    if not frames:
+        return {"file": where}
+    last = frames[-1]
+    return {"file": _template_file(last.filename, where), "record": f"line {last.lineno}"}
 
 
 def _template_file(name: str | None, where: str) -> str:

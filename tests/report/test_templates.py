@@ -139,3 +139,11 @@ def test_every_view_model_key_is_documented(build):
     for key in view["headline"]:
         documented = f"`{key}`" in doc or f"`{key}[]`" in doc
         assert documented, f"report.headline.{key} is not documented"
+
+
+def test_template_errors_name_the_template_line(build, tmp_path):
+    folder = _templates(tmp_path, report__md__j2="fine\n\n{{ report.nope }}\n")
+    _, outcome = build(MAIN, template_dir=folder, expect_errors=True)
+    (problem,) = outcome.diagnostics
+    assert problem.code == "E602"
+    assert problem.file.endswith("report.md.j2") and problem.record == "line 3"
