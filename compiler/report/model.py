@@ -432,6 +432,10 @@ class View:
             seen.add(key)
             src = self.sources.get(ref) or {}
             words = [self.source_title(ref)] if ref else []
+            if ref and (src.get("role") or src.get("status")):
+                tags = [ROLES.get(src.get("role"), src.get("role")), src.get("status")]
+                tags = [escape(str(t).replace("_", "-")) for t in tags if t]
+                words[0] = Md(f"{words[0]} ({', '.join(tags)})")
             for k in ("snapshot", "run_date"):
                 if src.get(k):
                     words.append(Md(f"{k.replace('_', ' ')} {escape(src[k])}"))
@@ -515,7 +519,15 @@ class View:
             )
             rows.append((f"Relative to {self.label(comp.get('baseline'))}", Md(f"{shown}\u00d7")))
         elif name == self.baseline:
-            rows.append(("Relative to the baseline", Md("1.000\u00d7 (the baseline)")))
+            one = self.n(
+                f"{name}.throughput_ratio",
+                "throughput ratio to baseline",
+                1.0,
+                "x",
+                ratio,
+                system=name,
+            )
+            rows.append(("Relative to the baseline", Md(f"{one}\u00d7 (the baseline)")))
         rows.append(("Prefix-cache hit rate", self._hit_rate(name, s)))
         cost = s.get("cost") or {}
         if _num(cost.get("usd_per_gpu_hour")):
