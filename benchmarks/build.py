@@ -4,7 +4,8 @@ Generates (seeded, in a temp folder) a sweep of 2 systems x 10 concurrency point
 in vLLM's result JSON and in cmpc's JSONL, plus a spec over each; and the same sweep shape
 with 10^3 tokens. Every figure is one child process, timed by wall clock; memory is the peak,
 over the run, of the summed proportional set size (PSS) of the child and all its workers,
-sampled every 5 ms from /proc. Prints each time as a ratio against its baseline:
+sampled every 20 ms from /proc. The cmpc measured is a frozen copy of the installed package
+(others may be editing the tree). Prints each time as a ratio against its baseline:
 
 - cold `cmpc build` (no cache) against vLLM's way: stdlib json, Python lists, numpy
   statistics, one file after another (what benchmark_serving.py's calculate_metrics does);
@@ -231,6 +232,19 @@ def generate(root: Path, tokens: int, seed: int = 7) -> None:
 # Measuring
 
 
+def _freeze(where: Path) -> Path:
+    """A copy of the cmpc package to import, so edits to the tree during a run change nothing."""
+    from importlib import resources
+
+    shutil.rmtree(where, ignore_errors=True)
+    skip = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(Path(str(resources.files("cmpc"))), where / "cmpc", ignore=skip)
+    if not (where / "cmpc" / "grammar" / "__init__.py").exists():  # editable install
+        grammar = Path(str(resources.files("cmpc.grammar")))
+        shutil.copytree(grammar, where / "cmpc" / "grammar", ignore=skip, dirs_exist_ok=True)
+    return where
+
+
 def _tree_pss(root_pid: int) -> int:
     """Summed PSS (bytes) of a process and its descendants, read from /proc."""
     children: dict[int, list[int]] = {}
@@ -268,7 +282,7 @@ def measure(cmd: list[str], env: dict | None = None) -> tuple[float, int, str]:
     def sample() -> None:
         while not done.is_set():
             peak[0] = max(peak[0], _tree_pss(proc.pid))
-            done.wait(0.005)
+            done.wait(0.02)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -288,6 +302,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="rounds of every measurement")
     parser.add_argument("--format", choices=("vllm", "jsonl"), default="vllm")
     parser.add_argument("--keep", type=Path, help="generate here and keep it")
+    parser.add_argument("--live", action="store_true", help="run the working tree, not a copy")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="cmpc-bench-"))
     root = args.keep or tmp
@@ -313,6 +328,8 @@ def _bench(root: Path, args) -> int:
     cmpc = [sys.executable, "-m", "cmpc.cli"]
     cache = root / "cache"
     env = dict(os.environ, CMPC_CACHE_DIR=str(cache))
+    if not args.live:
+        env["PYTHONPATH"] = str(_freeze(root / "pkg"))
     script = root / "baseline.py"
     script.write_text(BASELINE, encoding="utf-8")
     files = sorted(str(p) for p in (big / "vllm").rglob("*.json"))

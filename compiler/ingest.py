@@ -143,7 +143,7 @@ def reduce_all(
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
         try:
-            _collect(pool, todo, cache, done, progress, total)
+            _collect(pool, todo, cache, done, progress, total, slots=workers)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
     for task in todo:
@@ -164,15 +164,35 @@ def _probe(task: Task, cache: Cache) -> Done | None:
     return None if hit is None else Done(sha, hit, cached=True)
 
 
-def _collect(executor: Executor, todo, cache, done, progress, total) -> None:
-    """Largest files first, so one big file does not finish alone at the end."""
-    order = sorted(todo, key=lambda t: -_size(t.path))
+def _collect(executor: Executor, todo, cache, done, progress, total, slots=None) -> None:
+    """Largest files first, so one big file does not finish alone at the end.
+
+    With `slots` local workers, files run side by side only while their summed size stays
+    within 1.5x the largest (or `slots` median files): peak memory stays near a serial read's
+    instead of growing with the core count when a sweep's last runs hold most of its tokens.
+    """
+    sizes = {t: _size(t.path) for t in todo}
+    waiting = sorted(todo, key=lambda t: -sizes[t])
+    budget = float("inf")
+    if slots is not None:
+        budget = max(1.5 * sizes[waiting[0]], slots * sorted(sizes.values())[len(sizes) // 2])
+    slots = slots or len(todo)
+    running: dict = {}
+    used = 0
     try:
-        pending = {executor.submit(reduce_file, task, cache): task for task in order}
-        while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+        while waiting or running:
+            for task in list(waiting):
+                if len(running) >= slots:
+                    break
+                if not running or used + sizes[task] <= budget:
+                    running[executor.submit(reduce_file, task, cache)] = task
+                    used += sizes[task]
+                    waiting.remove(task)
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
-                done[pending.pop(future)] = future.result()
+                task = running.pop(future)
+                used -= sizes[task]
+                done[task] = future.result()
                 if progress:
                     progress(len(done), total)
     except BrokenExecutor:

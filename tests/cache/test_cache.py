@@ -13,7 +13,7 @@ import pytest
 
 from cmpc import ingest
 from cmpc.build import build_spec
-from cmpc.cache import Cache, Key, Reduced, sha256_of
+from cmpc.cache import Cache, Key, Reduced, code_fingerprint, sha256_of
 from cmpc.cli import main
 
 
@@ -252,8 +252,11 @@ def test_concurrent_builds_share_one_cache_safely(sweep, tmp_path, monkeypatch):
             assert (tmp_path / n / "results.json").read_bytes() == reference
     cache = Cache(sweep.parent / ".cmpc-cache")
     assert len(entries(sweep)) == 8
+    code_fingerprint.cache_clear()  # the sources as the builds just saw them
     for entry in entries(sweep):
         key = Key(**{k: v for k, v in _key_fields(entry).items()})
+        stored = json.loads(entry.read_bytes().partition(b"\n")[0])["key"]
+        assert stored == key.to_json()
         assert cache.get(key) is not None
     assert not [p for p in (sweep.parent / ".cmpc-cache").rglob(".*")], "no temp file left"
 
@@ -268,6 +271,7 @@ def _key_fields(entry: Path) -> dict:
         "metric": key["metric"],
         "statistics": tuple(key["statistics"]),
         "method": key["method"],
+        "slos": tuple(tuple(p) for p in key["slos"]),
     }
 
 
