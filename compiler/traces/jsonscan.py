@@ -140,9 +140,12 @@ def parse_number_text(text: bytes, key: str) -> np.ndarray:
     """Comma-separated JSON numbers (no brackets) to float64; exact like Python's float()."""
     if not text or text.isspace():
         return np.empty(0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        values = np.fromstring(text, dtype=np.float64, sep=",")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            values = np.fromstring(text, dtype=np.float64, sep=",")
+    except ValueError:  # numpy >= 2.3 raises where older versions warned
+        values = np.empty(0)
     expected = int(np.count_nonzero(np.frombuffer(text, np.uint8) == 44)) + 1
     if values.size != expected:
         raise TraceError(f"`{key}` holds something other than numbers", f"`{key}`", code="E305")
@@ -217,6 +220,54 @@ def _ragged(src, start: int, key: str) -> tuple[Ragged, int] | None:
 
 
 _BRACKETS_TO_SPACE = bytes.maketrans(b"[]", b"  ")
+_POW10 = np.array([10.0**k for k in range(23)])  # exact doubles up to 1e22
+_EXACT = 2**53  # integers below this convert to double exactly
+
+
+def decimal_rows(
+    piece: bytes, opens: list[int], closes: list[int]
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Values and row lengths of rows of plain decimals (`12.345`, one point each), or None.
+
+    Each number is read as the integer of its digits (numpy parses integers four to five times
+    faster than floats) and divided by 10**(digits after the point): one correctly rounded
+    division, so the result equals Python's float() whenever the digits fit in 2**53. Numbers
+    with more significant digits, signs, exponents, or anything unexpected return None.
+    """
+    region = piece[opens[0] : closes[-1] + 1]
+    if any(ch in region for ch in (b"-", b"+", b"e", b"E")):
+        return None
+    b = np.frombuffer(region, np.uint8)
+    digit = (b - np.uint8(48)) < 10
+    dots = np.flatnonzero(b == 46)
+    ends = np.flatnonzero(digit[:-1] & ~digit[1:] & (b[1:] != 46)) + 1
+    n = ends.size
+    if n == 0 or dots.size != n or np.any(dots >= ends) or np.any(dots[1:] <= ends[:-1]):
+        return None
+    frac = ends - dots - 1
+    if frac.min() < 1 or frac.max() > 22:
+        return None
+    base = opens[0]
+    # a number ends on the `,` or `]` after it: row i owns the ends in (open_i, close_i]
+    counts = np.searchsorted(ends, np.asarray(closes) - base, side="right") - np.searchsorted(
+        ends, np.asarray(opens) - base, side="right"
+    )
+    if counts.sum() != n:
+        return None
+    if np.all(counts > 0):
+        text = region.translate(_BRACKETS_TO_SPACE, b".")
+    else:
+        kept = zip(opens, closes, counts, strict=True)
+        text = b",".join(piece[o + 1 : c] for o, c, k in kept if k).translate(None, b".")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            mant = np.fromstring(text, dtype=np.int64, sep=",")
+    except ValueError:  # numpy >= 2.3 raises where older versions warned
+        return None
+    if mant.size != n or mant.min() < 0 or mant.max() >= _EXACT:
+        return None
+    return mant / _POW10[frac], counts.astype(np.int64)
 
 
 def _rows_piece(piece: bytes, key: str, row: int) -> tuple[np.ndarray, np.ndarray]:
@@ -245,6 +296,9 @@ def _rows_piece(piece: bytes, key: str, row: int) -> tuple[np.ndarray, np.ndarra
         pos = closing + 1
     if not opens:
         return np.empty(0), np.zeros(0, np.int64)
+    fast = decimal_rows(piece, opens, closes)
+    if fast is not None:
+        return fast
     starts = np.asarray(opens)
     ends = np.asarray(closes)
     commas = np.flatnonzero(np.frombuffer(piece, np.uint8) == 44)

@@ -198,3 +198,9 @@ def test_reconstructed_latency_warns(tmp_path, capsys):
     path = write(tmp_path, "v.json", json.dumps(vllm_doc()))
     status, _, err = run(capsys, path)
     assert status == 0 and "warning[W400]" in err
+
+
+def test_numbers_without_commas_in_chunk_gaps(tmp_path, capsys):
+    text = json.dumps(vllm_doc()).replace("[0.01, 0.02, 0.01, 0.02]", "[0.01 0.02]")
+    path = write(tmp_path, "t.json", text)
+    expect(capsys, [path], "E305", "`itls[0]`")

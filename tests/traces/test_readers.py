@@ -161,9 +161,11 @@ def test_array_key_inside_a_string_does_not_confuse_the_scanner(tmp_path):
     assert m.samples["chunk_gap"].size == 7
 
 
-def test_many_pieces_give_the_same_values(tmp_path, monkeypatch):
+@pytest.mark.parametrize("digits", [None, 6], ids=["full-repr", "six-decimals"])
+def test_many_pieces_give_the_same_values(tmp_path, monkeypatch, digits):
     rng = np.random.default_rng(7)
-    rows = [rng.gamma(2, 0.01, int(k)).tolist() for k in rng.integers(0, 40, 300)]
+    rows = [rng.gamma(2, 0.01, int(k)) for k in rng.integers(0, 40, 300)]
+    rows = [(r if digits is None else np.round(r, digits)).tolist() for r in rows]
     doc = vllm_current(
         itls=rows,
         ttfts=[0.1] * 300,
@@ -386,3 +388,19 @@ def test_guidellm_newer_schema_with_timings(tmp_path):
     assert m.latency_statistic("e2el", "mean") == pytest.approx(1.5)
     assert m.latency_statistic("tpot", "mean") == pytest.approx(1.0 / 9)
     assert m.throughput("output") == pytest.approx(5.0)
+
+
+def test_decimal_fast_path_is_exact_and_keeps_rows():
+    piece = b"[0.5, 12.25, 0.000125], [], [3.0],\n [7.125]"
+    opens = [i for i, c in enumerate(piece) if c == ord("[")]
+    closes = [i for i, c in enumerate(piece) if c == ord("]")]
+    values, counts = jsonscan.decimal_rows(piece, opens, closes)
+    assert values.tolist() == [0.5, 12.25, 0.000125, 3.0, 7.125]
+    assert counts.tolist() == [3, 0, 1, 1]
+    rng = np.random.default_rng(5)
+    x = np.round(rng.gamma(2, 1.0, 10000), 9)
+    text = b"[" + ", ".join(map(repr, x.tolist())).encode() + b"]"
+    values, counts = jsonscan.decimal_rows(text, [0], [len(text) - 1])
+    assert np.array_equal(values, x) and counts.tolist() == [x.size]  # bit-identical to float()
+    for bad in (b"[1.5, -2.5]", b"[1e-05]", b"[1.5 2.5]", b"[0.12345678901234567]", b"[1, 2.5]"):
+        assert jsonscan.decimal_rows(bad, [0], [len(bad) - 1]) is None, bad
