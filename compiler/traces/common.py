@@ -51,6 +51,10 @@ def column(doc: Mapping, key: str, n: int | None = None, *, nulls: bool = False)
         raise TraceError(
             f"`{key}` has {len(values)} entries but the run has {n} requests", f"`{key}`", "E313"
         )
+    if not nulls and all(type(v) is float or type(v) is int for v in values):
+        out = np.array(values, dtype=np.float64)
+        if np.all(np.isfinite(out)):
+            return out
     out = np.empty(len(values))
     for i, value in enumerate(values):  # one entry per request, not per token
         if value is None and nulls:

@@ -239,8 +239,10 @@ def decimal_rows(
         return None
     b = np.frombuffer(region, np.uint8)
     digit = (b - np.uint8(48)) < 10
-    dots = np.flatnonzero(b == 46)
-    ends = np.flatnonzero(digit[:-1] & ~digit[1:] & (b[1:] != 46)) + 1
+    dot = b == 46
+    dots = np.flatnonzero(dot)
+    digit_or_dot = digit | dot
+    ends = np.flatnonzero(digit[:-1] & ~digit_or_dot[1:]) + 1
     n = ends.size
     if n == 0 or dots.size != n or np.any(dots >= ends) or np.any(dots[1:] <= ends[:-1]):
         return None
