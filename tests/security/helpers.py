@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import signal
 from pathlib import Path
+
+from hypothesis import HealthCheck, settings
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
@@ -75,3 +78,16 @@ def copy_spec(spec: Path, into: Path) -> Path:
         if sub.is_dir() and f"data/{sub.name}/" in text:
             shutil.copytree(sub, into / "data" / sub.name, dirs_exist_ok=True)
     return target
+
+
+SCALE = max(1, int(os.environ.get("CMPC_FUZZ_SCALE", "1") or 1))
+
+
+def fuzz(examples: int, deadline_ms: int = 2000) -> settings:
+    """Modest and repeatable in CI; CMPC_FUZZ_SCALE=N runs N times as many random cases."""
+    return settings(
+        max_examples=examples * SCALE,
+        deadline=deadline_ms,
+        derandomize=SCALE == 1,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
