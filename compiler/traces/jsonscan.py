@@ -161,6 +161,35 @@ def _array_start(src, key: str) -> int | None:
     return None if match is None else match[1] - 1
 
 
+def _pieces(src, start: int):
+    """Row-aligned pieces of the array opening at `start`: (text, end) where `end` is the offset
+    past the closing bracket on the last piece and None before; (None, None) if malformed."""
+    pos = start + 1
+    while True:
+        piece = src.read(pos, pos + PIECE)
+        quote = piece.find(b'"')  # numbers hold no quotes: the next key ends the array
+        final = quote >= 0 or pos + len(piece) >= src.size
+        if not final:
+            cut = piece.rfind(b"],")
+            if cut < 0:  # one row longer than a piece: read on
+                more = src.find(b"],", pos + len(piece), src.size)
+                if more >= 0 and src.find(b'"', pos, more) < 0:
+                    piece, cut = src.read(pos, more + 1), more - pos
+                else:
+                    piece = src.read(pos, src.size)
+                    quote, final = piece.find(b'"'), True
+        if final:
+            piece = piece[: quote if quote >= 0 else len(piece)]
+            outer = piece.rfind(b"]")
+            if outer < 0:
+                yield None, None
+                return
+            yield piece[:outer], pos + outer + 1
+            return
+        yield piece[: cut + 1], None
+        pos += cut + 1
+
+
 def _ragged(src, start: int, key: str) -> tuple[Ragged, int] | None:
     """Parse `[[n, ...], [...], ...]` (or a flat `[n, ...]` as one row) opening at `start`.
 
@@ -173,38 +202,11 @@ def _ragged(src, start: int, key: str) -> tuple[Ragged, int] | None:
     values = np.empty((src.size - start) // 2 + 1)
     counts: list[np.ndarray] = []
     at = row = 0
-    pos = start + 1
-    while True:
-        piece = src.read(pos, pos + PIECE)
-        quote = piece.find(b'"')  # numbers hold no quotes: the next key ends the array
-        final = quote >= 0 or pos + len(piece) >= src.size
-        if final:
-            piece = piece[: quote if quote >= 0 else len(piece)]
-            outer = piece.rfind(b"]")
-            if outer < 0:
-                return None
-            end = pos + outer + 1
-            piece = piece[:outer]
-        else:
-            cut = piece.rfind(b"],")
-            if cut < 0:  # one row longer than a piece: read on
-                more = src.find(b"],", pos + len(piece), src.size)
-                if more >= 0 and src.find(b'"', pos, more) < 0:
-                    piece = src.read(pos, more + 1)
-                    cut = len(piece) - 1
-                else:
-                    piece = src.read(pos, src.size)
-                    final = True
-                    quote = piece.find(b'"')
-                    piece = piece[: quote if quote >= 0 else len(piece)]
-                    outer = piece.rfind(b"]")
-                    if outer < 0:
-                        return None
-                    end = pos + outer + 1
-                    piece = piece[:outer]
-            if not final:
-                piece = piece[: cut + 1]
-        if row == 0 and final and piece.find(b"[") < 0:  # a flat array: one row
+    end = None
+    for piece, end in _pieces(src, start):
+        if piece is None:
+            return None
+        if row == 0 and end is not None and piece.find(b"[") < 0:  # a flat array: one row
             flat = parse_number_text(piece, key)
             return Ragged(flat, np.array([flat.size], dtype=np.int64)), end
         piece_values, piece_counts = _rows_piece(piece, key, row)
@@ -212,9 +214,6 @@ def _ragged(src, start: int, key: str) -> tuple[Ragged, int] | None:
         at += piece_values.size
         counts.append(piece_counts)
         row += piece_counts.size
-        pos += len(piece)
-        if final:
-            break
     rows = np.concatenate(counts) if counts else np.zeros(0, np.int64)
     return Ragged(values[:at], rows), end
 
