@@ -175,7 +175,7 @@ def test_arrays_of_different_lengths(tmp_path, capsys):
 def test_unknown_percentile_method(tmp_path, capsys):
     path = write(tmp_path, "v.json", json.dumps(vllm_doc()))
     status, _, err = run(capsys, "--percentile-method", "interpolate", path)
-    assert status == 1 and "error[E314]" in err
+    assert status == 1 and "E314" in err and "error[" in err
 
 
 def test_bad_jsonl_line_is_named(tmp_path, capsys):
@@ -197,7 +197,7 @@ def test_one_bad_file_does_not_hide_the_good_ones(tmp_path, capsys):
 def test_reconstructed_latency_warns(tmp_path, capsys):
     path = write(tmp_path, "v.json", json.dumps(vllm_doc()))
     status, _, err = run(capsys, path)
-    assert status == 0 and "warning[W400]" in err
+    assert status == 0 and "W400" in err and "warning[" in err
 
 
 def test_numbers_without_commas_in_chunk_gaps(tmp_path, capsys):
