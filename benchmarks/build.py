@@ -232,6 +232,10 @@ def generate(root: Path, tokens: int, seed: int = 7) -> None:
 # Measuring
 
 
+def _clear(cache: Path) -> None:
+    shutil.rmtree(cache, ignore_errors=True)
+
+
 def _freeze(where: Path) -> Path:
     """A copy of the cmpc package to import, so edits to the tree during a run change nothing."""
     from importlib import resources
@@ -272,8 +276,11 @@ def _tree_pss(root_pid: int) -> int:
     return total
 
 
-def measure(cmd: list[str], env: dict | None = None) -> tuple[float, int, str]:
-    """Wall time (s), peak summed PSS of the process tree (bytes) and stdout of one command."""
+def measure(cmd: list[str], env: dict | None = None, *, memory: bool = False):
+    """Wall time (s), peak summed PSS of the process tree (bytes, 0 unless `memory`) and stdout.
+
+    Memory is sampled in its own runs: walking /proc takes CPU from a build's workers.
+    """
     peak = [0]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
@@ -285,11 +292,13 @@ def measure(cmd: list[str], env: dict | None = None) -> tuple[float, int, str]:
             done.wait(0.02)
 
     sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
+    if memory:
+        sampler.start()
     out, err = proc.communicate()
     elapsed = time.perf_counter() - start
     done.set()
-    sampler.join()
+    if memory:
+        sampler.join()
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd[:4])} failed ({proc.returncode}):\n{err.decode()}")
     return elapsed, peak[0], out.decode()
@@ -338,36 +347,30 @@ def _bench(root: Path, args) -> int:
     def build(where: Path, *extra: str) -> list[str]:
         return [*cmpc, "build", str(where / spec), "-o", str(where / "out"), "--quiet", *extra]
 
-    def cold():
-        shutil.rmtree(cache, ignore_errors=True)
-        return measure(build(big), env)
-
-    def small_build():
-        shutil.rmtree(cache, ignore_errors=True)
-        return measure(build(small), env)
-
     steps = {
-        "baseline": lambda: measure([sys.executable, str(script), *files]),
-        "cold": cold,
-        "cold-no-cache": lambda: measure(build(big, "--no-cache"), env),
-        "warm": lambda: measure(build(big, *price), env),
-        "check": lambda: measure([*cmpc, "check", str(big / spec)], env),
-        "small": small_build,
-        "small-warm": lambda: measure(build(small, *price), env),
+        "baseline": lambda **kw: measure([sys.executable, str(script), *files], **kw),
+        "cold": lambda **kw: (_clear(cache), measure(build(big), env, **kw))[1],
+        "warm": lambda **kw: measure(build(big, *price), env, **kw),
+        "check": lambda **kw: measure([*cmpc, "check", str(big / spec)], env, **kw),
+        "cold-no-cache": lambda **kw: measure(build(big, "--no-cache"), env, **kw),
+        "small": lambda **kw: (_clear(cache), measure(build(small), env, **kw))[1],
+        "small-warm": lambda **kw: measure(build(small, *price), env, **kw),
     }
-    # warm needs a filled cache: each round runs cold first; small-warm after small
-    order = ["baseline", "cold", "warm", "check", "cold-no-cache", "small", "small-warm"]
+    # in this order, warm follows a cold build and small-warm a small one
+    order = list(steps)
+    measure([*cmpc, "check", str(small / spec)], env)  # compiles the frozen copy once
     times: dict[str, list[float]] = {k: [] for k in steps}
-    peaks: dict[str, list[int]] = {k: [] for k in steps}
+    peaks: dict[str, int] = {}
     for _ in range(args.rounds):
         for name in order:
-            elapsed, peak, _out = steps[name]()
-            times[name].append(elapsed)
-            peaks[name].append(peak)
+            times[name].append(steps[name]()[0])
+    for name in order:
+        peaks[name] = steps[name](memory=True)[1]
     agreed = _check_agreement(big, files, root)
     med = {k: statistics.median(v) for k, v in times.items()}
-    top = {k: max(v) for k, v in peaks.items()}
-    print(f"{'step':34s} {'time (s)':>9s} {'peak PSS (MB)':>14s}   (median of {args.rounds})")
+    top = peaks
+    print(f"{'step':34s} {'time (s)':>9s} {'peak PSS (MB)':>14s}")
+    print(f"{'':34s} {f'median of {args.rounds}':>9s} {'one more run':>14s}")
     labels = {
         "baseline": "vLLM-style baseline (json, lists)",
         "cold": "cmpc build, cold (empty cache)",

@@ -156,20 +156,27 @@ class Cache:
             st = path.stat()
         except OSError:
             return sha256_of(path)
-        signature = f"{path.resolve()}\0{st.st_dev}\0{st.st_ino}\0{st.st_size}\0"
-        signature += f"{st.st_mtime_ns}\0{st.st_ctime_ns}"
-        memo = self.root / "hashes" / hashlib.sha256(signature.encode()).hexdigest()
-        try:
-            text = memo.read_text(encoding="ascii")
-            if len(text) == 64 and all(c in "0123456789abcdef" for c in text):
-                return text
-        except (OSError, ValueError):
-            pass
+        known = self.known_sha256(path, st)
+        if known is not None:
+            return known
         digest = sha256_of(path)
         if time.time() - max(st.st_mtime, st.st_ctime) > RACY_SECONDS:
             with contextlib.suppress(OSError):
-                _write_atomically(memo, digest.encode("ascii"))
+                _write_atomically(self._memo(path, st), digest.encode("ascii"))
         return digest
+
+    def known_sha256(self, path: Path, st: os.stat_result | None = None) -> str | None:
+        """The remembered SHA-256 of a file whose stat signature is unchanged, else None."""
+        try:
+            text = self._memo(path, st or path.stat()).read_text(encoding="ascii")
+        except (OSError, ValueError):
+            return None
+        return text if len(text) == 64 and all(c in "0123456789abcdef" for c in text) else None
+
+    def _memo(self, path: Path, st: os.stat_result) -> Path:
+        signature = f"{path.resolve()}\0{st.st_dev}\0{st.st_ino}\0{st.st_size}\0"
+        signature += f"{st.st_mtime_ns}\0{st.st_ctime_ns}"
+        return self.root / "hashes" / hashlib.sha256(signature.encode()).hexdigest()
 
 
 def sha256_of(path: Path) -> str:

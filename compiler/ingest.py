@@ -155,10 +155,12 @@ def reduce_all(
 
 
 def _probe(task: Task, cache: Cache) -> Done | None:
-    """A cache hit without reading the file (its hash remembered by stat), else None."""
-    try:
-        sha = cache.file_sha256(Path(task.path))
-    except OSError:
+    """A cache hit without reading the file (its hash remembered by stat), else None.
+
+    Unknown files are left to the workers, which hash them in parallel.
+    """
+    sha = cache.known_sha256(Path(task.path))
+    if sha is None:
         return None
     hit = cache.get(_key(task, sha))
     return None if hit is None else Done(sha, hit, cached=True)
@@ -168,14 +170,14 @@ def _collect(executor: Executor, todo, cache, done, progress, total, slots=None)
     """Largest files first, so one big file does not finish alone at the end.
 
     With `slots` local workers, files run side by side only while their summed size stays
-    within 1.5x the largest (or `slots` median files): peak memory stays near a serial read's
+    within 1.25x the largest (or `slots` median files): peak memory stays near a serial read's
     instead of growing with the core count when a sweep's last runs hold most of its tokens.
     """
     sizes = {t: _size(t.path) for t in todo}
     waiting = sorted(todo, key=lambda t: -sizes[t])
     budget = float("inf")
     if slots is not None:
-        budget = max(1.5 * sizes[waiting[0]], slots * sorted(sizes.values())[len(sizes) // 2])
+        budget = max(1.25 * sizes[waiting[0]], slots * sorted(sizes.values())[len(sizes) // 2])
     slots = slots or len(todo)
     running: dict = {}
     used = 0
