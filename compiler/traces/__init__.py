@@ -153,6 +153,17 @@ def load_runs(path: str, *, format: str | None = None) -> tuple[list[Run], list[
         ]
     except OSError as exc:
         return [], [error("E300", f"cannot read `{path}`: {exc.strerror or exc}", file=path)]
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        # a shape no check above anticipated: still the file's fault, so a diagnostic, not a crash
+        return [], [
+            error(
+                "E305",
+                f"the file does not have the structure of a `{format}` file "
+                f"({type(exc).__name__}: {exc})",
+                file=path,
+                help=_HELP["E305"],
+            )
+        ]
     diagnostics: list[Diagnostic] = []
     for run in runs:
         if run.requests is not None and not run.requests.ok.any():

@@ -73,7 +73,7 @@ def _flat(row: Mapping) -> dict:
 
 def _num(row: Mapping, key: str, where: str) -> float | None:
     value = row.get(key)
-    if isinstance(value, bool) or value is None or isinstance(value, str):
+    if isinstance(value, bool) or value is None:
         return None
     return number(value, f"`{where}.{key}`" if where else f"`{key}`")
 

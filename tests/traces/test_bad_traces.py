@@ -204,3 +204,19 @@ def test_numbers_without_commas_in_chunk_gaps(tmp_path, capsys):
     text = json.dumps(vllm_doc()).replace("[0.01, 0.02, 0.01, 0.02]", "[0.01 0.02]")
     path = write(tmp_path, "t.json", text)
     expect(capsys, [path], "E305", "`itls[0]`")
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"benchmarks": [{"type_": "generative_benchmark", "requests": {"successful": [[1, 2]]}}]},
+        {"benchmarks": [{"type_": "generative_benchmark", "requests": []}]},
+        [{"ttft_s": "fast", "end_to_end_latency_s": 1.0}],
+        {"experiments": [{"requests": [{"timestamp": 1, "response_timestamps": "x"}]}]},
+        {"hw": "b200", "conc": 4, "tput_per_gpu": "many"},
+    ],
+)
+def test_odd_shapes_are_diagnostics_not_crashes(tmp_path, capsys, doc):
+    path = write(tmp_path, "odd.json", json.dumps(doc))
+    status, _, err = run(capsys, path)
+    assert status == 1 and "error[" in err and path in err
