@@ -250,3 +250,46 @@ def test_html_headings_have_anchors_for_the_disclosure_link(build):
     out, _ = build(MAIN, html=True)
     page = (out / "report.html").read_text()
     assert 'href="#disclosure"' in page and 'id="disclosure"' in page
+
+
+@pytest.mark.parametrize("spec", [MAIN, SWEEP])
+def test_render_survives_missing_or_null_fields(build, spec, monkeypatch):
+    """Specs gain fields faster than the report: any absent or null field still renders."""
+    import copy
+    import json
+
+    from matplotlib.figure import Figure
+
+    from cmpc.report import figures, render_outputs
+
+    draw = {"on": False}
+
+    def draw_only(function):  # run the drawing code where it matters; never serialize
+        if draw["on"]:
+            function(Figure())
+        return ""
+
+    monkeypatch.setattr(figures, "_svg", draw_only)
+
+    out, _ = build(spec)
+    results = json.loads((out / "results.json").read_text())
+    variants = []
+    for key in results:
+        variants.append(
+            (key in ("systems", "conditions"), {k: v for k, v in results.items() if k != key})
+        )
+        variants.append((key in ("systems", "conditions"), {**results, key: None}))
+    for name, system in results["systems"].items():
+        for field in system:
+            variant = copy.deepcopy(results)
+            variant["systems"][name][field] = None
+            variants.append((True, variant))
+    for part in ("headline", "conditions", "disclosure", "sensitivity"):
+        for field in results[part]:
+            variant = copy.deepcopy(results)
+            variant[part][field] = None
+            variants.append((part == "conditions", variant))
+    for figure, variant in variants:
+        draw["on"] = figure
+        files, problems = render_outputs(variant)
+        assert problems == [] and files["report.md"].startswith("# ")
