@@ -279,11 +279,11 @@ def test_render_survives_missing_or_null_fields(build, spec, monkeypatch):
             (key in ("systems", "conditions"), {k: v for k, v in results.items() if k != key})
         )
         variants.append((key in ("systems", "conditions"), {**results, key: None}))
-    for name, system in results["systems"].items():
+    for i, (name, system) in enumerate(results["systems"].items()):
         for field in system:
             variant = copy.deepcopy(results)
             variant["systems"][name][field] = None
-            variants.append((True, variant))
+            variants.append((i == 0, variant))  # draw for one system: drawing is slow
     for part in ("headline", "conditions", "disclosure", "sensitivity"):
         for field in results[part]:
             variant = copy.deepcopy(results)
