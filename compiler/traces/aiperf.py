@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 
@@ -151,7 +152,7 @@ def read_records(path: str, fmt: str) -> list[Run]:
             for name, values in extra.items()
         },
     )
-    return [Run(path, fmt, 0, {}, requests=requests, duration_s=duration)]
+    return [Run(path, fmt, 0, sibling_fields(path), requests=requests, duration_s=duration)]
 
 
 def _stats(entry: Mapping, scale: float) -> dict[str, float]:
@@ -207,6 +208,11 @@ def read_summary(path: str, fmt: str) -> list[Run]:
         },
         latency=latency,
     )
+    return [Run(path, fmt, 0, config_fields(doc), published=published, duration_s=duration)]
+
+
+def config_fields(doc: Mapping) -> dict:
+    """Run identity from a summary's `input_config`: concurrency, request rate, model."""
     config = doc.get("input_config") if isinstance(doc.get("input_config"), dict) else {}
     loadgen = config.get("loadgen") if isinstance(config.get("loadgen"), dict) else {}
     endpoint = config.get("endpoint") if isinstance(config.get("endpoint"), dict) else {}
@@ -214,7 +220,24 @@ def read_summary(path: str, fmt: str) -> list[Run]:
     models = endpoint.get("model_names")
     if isinstance(models, list) and models and isinstance(models[0], str):
         fields["model"] = models[0]
-    return [Run(path, fmt, 0, fields, published=published, duration_s=duration)]
+    return fields
+
+
+def sibling_fields(path: str) -> dict:
+    """Fields from the `profile_export_aiperf.json` AIPerf writes beside the records, if any."""
+    folder, name = os.path.split(path)
+    for candidate in (
+        name.replace("profile_export.jsonl", "profile_export_aiperf.json"),
+        "profile_export_aiperf.json",
+    ):
+        sibling = os.path.join(folder, candidate)
+        if candidate != name and os.path.isfile(sibling):
+            try:
+                doc = jsonscan.read_document(sibling)
+            except (OSError, TraceError):
+                return {}  # the sibling is optional context; the records stand on their own
+            return config_fields(doc) if isinstance(doc, dict) else {}
+    return {}
 
 
 def read(path: str, fmt: str) -> list[Run]:

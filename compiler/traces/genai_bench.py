@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from cmpc.traces import jsonscan
@@ -62,4 +64,31 @@ def read(path: str, fmt: str = NAME) -> list[Run]:
         ("scenario", "num_concurrency", "batch_size", "iteration_type"),
         {"num_concurrency": "conc"},
     )
+    fields = metadata_fields(path) | fields
     return [Run(path, fmt, 0, fields, requests=requests, duration_s=duration)]
+
+
+def metadata_fields(path: str) -> dict:
+    """Model and server facts from the `experiment_metadata.json` genai-bench writes per folder."""
+    folder, name = os.path.split(path)
+    prefix = name.split("__", 1)[0] + "__" if "__" in name else ""
+    for candidate in (prefix + "experiment_metadata.json", "experiment_metadata.json"):
+        sibling = os.path.join(folder, candidate)
+        if candidate != name and os.path.isfile(sibling):
+            try:
+                doc = jsonscan.read_document(sibling)
+            except (OSError, TraceError):
+                return {}  # optional context: the run file stands on its own
+            if not isinstance(doc, dict):
+                return {}
+            keys = (
+                "model",
+                "api_backend",
+                "server_engine",
+                "server_version",
+                "server_gpu_type",
+                "server_gpu_count",
+                "server_model_tokenizer",
+            )
+            return pick_fields(doc, keys, {"server_gpu_type": "hw", "server_engine": "framework"})
+    return {}

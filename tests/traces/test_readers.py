@@ -404,3 +404,15 @@ def test_decimal_fast_path_is_exact_and_keeps_rows():
     assert np.array_equal(values, x) and counts.tolist() == [x.size]  # bit-identical to float()
     for bad in (b"[1.5, -2.5]", b"[1e-05]", b"[1.5 2.5]", b"[0.12345678901234567]", b"[1, 2.5]"):
         assert jsonscan.decimal_rows(bad, [0], [len(bad) - 1]) is None, bad
+
+
+def test_sidecar_files_fill_the_run_fields():
+    oracle = SHARED / "oracle"
+    aiperf = oracle / "aiperf" / "aiperf-examples-run1__profile_export.jsonl"
+    bench = oracle / "genai-bench"
+    runs = sorted(bench.glob("*num_concurrency*.json")) if bench.exists() else []
+    if not aiperf.exists() or not runs:
+        pytest.skip("oracle missing")
+    assert one_run(str(aiperf)).fields == {"conc": 100, "model": "openai/gpt-oss-20b"}
+    fields = one_run(str(runs[0])).fields
+    assert fields["model"] == "GLM-4.6" and fields["conc"] == 1
