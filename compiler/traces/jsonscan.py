@@ -410,6 +410,22 @@ def take_arrays(line: bytes, patterns: dict[str, re.Pattern]) -> tuple[bytes, di
     return b"".join(parts), found
 
 
+def _decimal_bodies(rows: list[bytes], counts: list[int]) -> np.ndarray | None:
+    """`decimal_rows` over non-empty array bodies (text between brackets) of known lengths."""
+    text = b"[" + b"],[".join(rows) + b"]"
+    opens, closes = [], []
+    at = 0
+    for body in rows:
+        opens.append(at)
+        at += len(body) + 1
+        closes.append(at)
+        at += 2
+    fast = decimal_rows(text, opens, closes)
+    if fast is None or not np.array_equal(fast[1], counts):
+        return None
+    return fast[0]
+
+
 class RaggedBuilder:
     """Collects the text of one number array per record and parses them in large batches."""
 
@@ -437,6 +453,11 @@ class RaggedBuilder:
 
     def _flush(self) -> None:
         if not self._rows:
+            return
+        fast = _decimal_bodies(self._rows, [body.count(b",") + 1 for body in self._rows])
+        if fast is not None:
+            self._pieces.append(fast)
+            self._rows, self._where, self._size = [], [], 0
             return
         try:
             self._pieces.append(parse_number_text(b",".join(self._rows), self.key))
