@@ -5,8 +5,9 @@ from __future__ import annotations
 import csv
 import io
 import math
+import textwrap
 
-from cmpc.report.text import csv_value, ratio
+from cmpc.report.text import csv_value, number, ratio
 
 COLORS = (
     "#1f77b4",
@@ -43,13 +44,32 @@ def _text(label: object) -> str:
     return "\u200b" + text if text.startswith("_") else text
 
 
+def _legend_below(fig, ax, ncol: int) -> None:
+    """The legend under the axes, the figure grown to hold it, so it never covers data."""
+    handles, names = ax.get_legend_handles_labels()
+    if not handles:
+        fig.tight_layout()
+        return
+    ncol = max(1, min(ncol, len(handles)))
+    rows = math.ceil(len(handles) / ncol)
+    width, height = fig.get_size_inches()
+    extra = 0.2 + 0.17 * rows
+    fig.set_size_inches(width, height + extra)
+    fig.legend(handles, names, loc="lower center", ncol=ncol, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, extra / (height + extra), 1, 1))
+
+
+def _wrap(label: object, width: int = 16) -> str:
+    return textwrap.fill(_text(label), width)
+
+
 def _svg(draw) -> str:
     import matplotlib
     from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
 
     with matplotlib.rc_context(RC):
-        fig = Figure(figsize=(7.0, 4.2))
+        fig = Figure(figsize=(7.5, 4.2))
         FigureCanvasSVG(fig)
         draw(fig)
         buffer = io.StringIO()
@@ -111,7 +131,7 @@ def frontier_svg(results: dict, order: list[str], labels: dict[str, str]) -> str
                 color=color,
                 alpha=0.55,
                 linewidths=0,
-                label=f"{label}: measured points",
+                label=f"{label}: {'measured' if s.get('data') == 'runs' else 'reported'} points",
             )
             front = [
                 Point(p["interactivity_tok_s_user"], p["throughput_per_gpu"])
@@ -182,8 +202,7 @@ def frontier_svg(results: dict, order: list[str], labels: dict[str, str]) -> str
         ax.set_ylabel(f"throughput ({unit})")
         ax.set_ylim(bottom=0)
         ax.grid(True, linewidth=0.4, alpha=0.5)
-        ax.legend(fontsize=7, loc="upper right", frameon=False)
-        fig.tight_layout()
+        _legend_below(fig, ax, 3)
 
     return _svg(draw)
 
@@ -198,7 +217,9 @@ def summary_svg(view: dict, results: dict, order: list[str], labels: dict[str, s
     }
     unit = ((results.get("conditions") or {}).get("normalize") or {}).get("unit") or ""
     if all(_finite(v) for v in absolute.values()):
-        tput, tput_label = absolute, f"throughput at the target ({unit})"
+        has_target = bool(((results.get("conditions") or {}).get("latency") or {}).get("target"))
+        where = "at the target" if has_target else "as reported"
+        tput, tput_label = absolute, f"throughput {where} ({unit})"
     else:
         tput = {baseline: 1.0}
         for c in results.get("comparisons") or []:
@@ -213,7 +234,7 @@ def summary_svg(view: dict, results: dict, order: list[str], labels: dict[str, s
         heights = [tput[n] if _finite(tput[n]) else 0.0 for n in order]
         bars = left.bar(xs, heights, color=[COLORS[i % len(COLORS)] for i in xs], width=0.6)
         for bar, n in zip(bars, order, strict=True):
-            shown = ratio(tput[n]) if tput is not absolute else f"{tput[n]:,.0f}"
+            shown = ratio(tput[n]) if tput is not absolute else str(number(tput[n]))
             left.annotate(
                 shown if _finite(tput[n]) else "n/a",
                 (bar.get_x() + bar.get_width() / 2, bar.get_height()),
@@ -222,7 +243,7 @@ def summary_svg(view: dict, results: dict, order: list[str], labels: dict[str, s
                 ha="center",
                 fontsize=8,
             )
-        left.set_xticks(xs, [_text(labels[n]) for n in order], fontsize=8)
+        left.set_xticks(xs, [_wrap(labels[n]) for n in order], fontsize=7)
         left.set_ylabel(tput_label, fontsize=8)
         left.set_title("throughput", fontsize=9)
         width = 0.8 / max(len(order), 1)
@@ -243,19 +264,19 @@ def summary_svg(view: dict, results: dict, order: list[str], labels: dict[str, s
                     fontsize=7,
                 )
         right.set_xticks(
-            range(len(scenarios)), [_text(r["scenario"]) for r in scenarios], fontsize=8
+            range(len(scenarios)), [_wrap(r["scenario"], 12) for r in scenarios], fontsize=7
         )
         right.set_ylabel(
             f"cost per token relative to {_text(labels.get(baseline, baseline))}", fontsize=8
         )
         right.set_title("cost per token by price scenario", fontsize=9)
-        right.legend(fontsize=7, frameon=False, loc="upper left", ncol=min(len(order), 3))
+
         tops = [v for row in scenarios for v in row["values"].values() if _finite(v)]
         right.set_ylim(0, max(tops, default=1.0) * 1.3)
         for ax in (left, right):
             ax.set_ylim(bottom=0)
             ax.grid(True, axis="y", linewidth=0.4, alpha=0.5)
-        fig.tight_layout()
+        _legend_below(fig, right, 3)
 
     return _svg(draw)
 
