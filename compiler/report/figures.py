@@ -120,6 +120,8 @@ def frontier_svg(results: dict, order: list[str], labels: dict[str, str]) -> str
             if not points:
                 continue
             k = scales.get(name, 1.0)
+            origin = "measured" if s.get("data") == "runs" else "reported"
+            origin = "synthetic" if results.get("synthetic") else origin
             color = COLORS[i % len(COLORS)]
             label = _text(labels[name])
             xs = [p["interactivity_tok_s_user"] for p in points]
@@ -131,7 +133,7 @@ def frontier_svg(results: dict, order: list[str], labels: dict[str, str]) -> str
                 color=color,
                 alpha=0.55,
                 linewidths=0,
-                label=f"{label}: {'measured' if s.get('data') == 'runs' else 'reported'} points",
+                label=f"{label}: {origin} points",
             )
             front = [
                 Point(p["interactivity_tok_s_user"], p["throughput_per_gpu"])
