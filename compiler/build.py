@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -369,6 +370,7 @@ def write_atomically(target: Path, files: dict[str, str | bytes]) -> list[Diagno
     """Write into a fresh folder beside the target, then swap it in; failures leave it as was."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+        _restore(target)
         staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     except OSError as exc:
         return [error("E500", f"cannot create output folder: {exc.strerror}", file=str(target))]
@@ -380,17 +382,50 @@ def write_atomically(target: Path, files: dict[str, str | bytes]) -> list[Diagno
                 path.write_bytes(content)
             else:
                 path.write_text(content, encoding="utf-8")
-        old = None
-        if target.exists():
+        if not target.exists():
+            os.replace(staging, target)
+        elif _exchange(staging, target):
+            shutil.rmtree(staging, ignore_errors=True)  # it now holds the previous outputs
+        else:  # no atomic exchange here: two renames, the old folder put back on failure
             old = target.with_name(f".{target.name}.old-{os.getpid()}")
             os.replace(target, old)
-        os.replace(staging, target)
-        if old is not None:
+            try:
+                os.replace(staging, target)
+            except OSError:
+                os.replace(old, target)
+                raise
             shutil.rmtree(old, ignore_errors=True)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
         return [error("E500", f"cannot write outputs: {exc.strerror}", file=str(target))]
     return []
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one step (Linux renameat2 RENAME_EXCHANGE); False where unsupported.
+
+    With it a build killed at any moment leaves the old outputs or the new ones, never neither.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
+
+
+def _restore(target: Path) -> None:
+    """Put back outputs that a build killed between its two renames left at `.NAME.old-PID`."""
+    if target.exists():
+        return
+    prefix = f".{target.name}.old-"
+    for old in sorted(p for p in target.parent.iterdir() if p.name.startswith(prefix)):
+        os.replace(old, target)
+        return
 
 
 def _summary(results: dict, where: str) -> str:
