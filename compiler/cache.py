@@ -215,8 +215,30 @@ def _encode(reduced: Reduced) -> dict:
 def _decode(doc: dict) -> Reduced:
     points = {}
     for stat, rows in doc["points"].items():
-        points[stat] = tuple(RunPoint(**dict(zip(_POINT_FIELDS, row, strict=True))) for row in rows)
-    return Reduced(str(doc["format"]), int(doc["runs"]), points)
+        points[stat] = tuple(_point(row) for row in rows)
+    if not isinstance(doc["format"], str) or type(doc["runs"]) is not int:
+        raise TypeError("cache entry: `format` or `runs` has the wrong type")
+    return Reduced(doc["format"], doc["runs"], points)
+
+
+def _point(row: list) -> RunPoint:
+    """A stored point with its types checked: a checksum that matches does not make an entry
+    trustworthy (one committed in a pull request's `.cmpc-cache/` was built by its author)."""
+    values = dict(zip(_POINT_FIELDS, row, strict=True))
+    for name, value in values.items():
+        if name in ("path", "label"):
+            ok = isinstance(value, str)
+        elif name == "index":
+            ok = type(value) is int
+        elif name == "fields":
+            ok = isinstance(value, dict) and all(
+                v is None or isinstance(v, str | int | float) for v in value.values()
+            )
+        else:
+            ok = value is None or (isinstance(value, int | float) and not isinstance(value, bool))
+        if not ok:
+            raise TypeError(f"cache entry: `{name}` has the wrong type")
+    return RunPoint(**values)
 
 
 def clear(root: Path) -> str | None:
