@@ -410,8 +410,8 @@ def _run_points(ctx: _Ctx, system: ir.System, gpus: int | None):
         if rates is not None and rates.hit_rate is not None:
             hit_values.append((rates.input_cached, rates.input))
             hit_basis = str(rates.cache_source)
-        if rp.latency_s is None or counted is None or not denominator:
-            continue
+        if rp.latency_s is None or not rp.latency_s > 0 or counted is None or not denominator:
+            continue  # a zero latency (every token in one chunk) has no finite interactivity
         points.append(Point(1.0 / rp.latency_s, counted / denominator, rp.concurrency, rp.label))
     hit = None
     if hit_values:
