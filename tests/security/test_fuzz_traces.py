@@ -281,3 +281,19 @@ def test_unreadable_inputs_are_io_errors(capsys, tmp_path):
     os.symlink("/dev/zero", tmp_path / "zero.json")
     code, _, err = run_cli(capsys, ["stats", str(tmp_path / "zero.json")], seconds=20)
     assert code in (1, 2)
+
+
+def test_runs_whose_tokens_all_arrive_at_once_build_without_crashing(tmp_path, capsys):
+    """Found by fuzzing: every chunk at one timestamp gives tpot 0 and interactivity 1/0, which
+    crashed `cmpc build` (ZeroDivisionError) instead of leaving the run off the frontier."""
+    from .helpers import REPO, copy_spec
+
+    spec = copy_spec(REPO / "specs" / "synthetic-sweep.cmp", tmp_path / "spec")
+    for path in sorted((spec.parent / "data" / "synthetic" / "alpha").glob("*.jsonl")):
+        rows = [{"cmpc_trace": 1, "fields": {"conc": int(path.stem.split("-")[1]), "tp": 8}}]
+        rows += [{"start": i, "first_token": i + 0.1, "end": i + 0.1, "input_tokens": 100,
+                  "output_tokens": 5, "chunk_times": [i + 0.1] * 5} for i in range(20)]  # fmt: skip
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    argv = ["build", str(spec), "-o", str(tmp_path / "out"), "--no-cache", "--quiet"]
+    code, _, err = run_cli(capsys, argv)
+    assert (code == 0 and "W411" in err) or (code == 1 and "error[" in err)
