@@ -10,7 +10,7 @@ from dataclasses import dataclass, fields
 class Limits:
     """Bounds that turn hostile or runaway input into a diagnostic instead of exhaustion."""
 
-    spec_bytes: int = 1 << 20  # CMPC_MAX_SPEC_BYTES
+    spec_bytes: int = 256 << 10  # CMPC_MAX_SPEC_BYTES: 60x the largest real spec; ~10 s to check
     depth: int = 16  # CMPC_MAX_DEPTH: nested `{` blocks
     systems: int = 64  # CMPC_MAX_SYSTEMS
     claims: int = 256  # CMPC_MAX_CLAIMS
