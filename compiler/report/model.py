@@ -102,6 +102,15 @@ def statistic_name(stat: str | None) -> str:
     return stat
 
 
+def _utilization_value(text) -> float | None:
+    """`40%` -> 0.4 (the alternative's display text; None if it is not a percentage)."""
+    try:
+        value = float(str(text).strip().rstrip("%")) / 100
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
 def plural(n, word: str) -> str:
     return f"{number(n)} {word}" + ("" if n == 1 else "s")
 
@@ -1250,7 +1259,46 @@ class View:
                 }
             )
         flips = sum(r["flips"] or r["cost_flips"] for r in rows)
-        return {"declared": bool(sens.get("declared")), "rows": rows, "flips": flips}
+        return {
+            "declared": bool(sens.get("declared")),
+            "rows": rows,
+            "flips": flips,
+            "utilization_note": self._utilization_note(sens.get("rows") or []),
+        }
+
+    def _utilization_note(self, rows) -> Md | None:
+        """Utilization moves no ratio; show what it does to each cost per million tokens."""
+        base_u = _get(self.conditions, "cost", "utilization")
+        alts = [r for r in rows if r.get("parameter") == "utilization" and r.get("available")]
+        names = [
+            n for n in self.order if _num(_get(self.systems, n, "cost", "usd_per_million_tokens"))
+        ]
+        if not alts or not names or not _num(base_u):
+            return None
+        parts = []
+        for i, row in enumerate(alts):
+            u = _utilization_value(row.get("alternative"))
+            if u is None:
+                continue
+            costs = []
+            for n in names:
+                c = _get(self.systems, n, "cost", "usd_per_million_tokens") * base_u / u
+                shown = self.n(
+                    f"sensitivity.utilization{i}.{n}.usd_per_million_tokens",
+                    f"cost per million tokens at utilization {row.get('alternative')}",
+                    c,
+                    "USD/Mtok",
+                    usd,
+                    system=n,
+                )
+                costs.append(f"{self.label(n)} {shown}")
+            parts.append(f"at {escape(row.get('alternative'))}, " + ", ".join(costs))
+        if not parts:
+            return None
+        return Md(
+            "Utilization scales every system's cost per token by the same factor, so it moves "
+            "no ratio; it moves the absolute cost per million tokens: " + "; ".join(parts) + "."
+        )
 
     # -- disclosure ------------------------------------------------------------------------
 

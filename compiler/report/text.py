@@ -145,10 +145,10 @@ def usd(x) -> Md:
         return Md(f"${x:,.0f}")
     if abs(x) >= 1:
         return Md(f"${x:,.2f}")
-    text = f"{x:.3g}"
-    if "e" in text or len(text.partition(".")[2]) < 2:
-        text = f"{x:.2f}" if abs(x) >= 0.01 or x == 0 else text
-    return Md(f"${text}")
+    if abs(x * 100 - round(x * 100)) < 1e-9:
+        return Md(f"${x:.2f}")  # a price in whole cents: $0.20
+    text = f"{x:#.3g}"  # three significant digits, trailing zeros kept: $0.440
+    return Md(f"${text}" if "e" not in text else f"${x:.3g}")
 
 
 def gigabytes(x) -> Md:

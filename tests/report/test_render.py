@@ -118,6 +118,7 @@ def test_sensitivity_is_rendered_with_flips_in_bold(build):
     assert "| token accounting | output | 1.578 |" in section
     assert "**alpha (synthetic) (flips)**" in section
     assert "**The winner flips under" in section
+    assert "at 40%, alpha (synthetic) $1.10, beta (synthetic) $1.11" in section
 
 
 def test_default_sensitivity_when_none_declared(build, tmp_path):
