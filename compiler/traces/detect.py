@@ -38,15 +38,20 @@ _SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "cmpc": ("lines", (r'"cmpc_trace"\s*:',)),
 }
 
-# Files that sit beside benchmark outputs but are summaries only: what to pass instead.
-_NOT_RUNS: tuple[tuple[str, str], ...] = (
-    (r'"results_ttft_s_mean"', "an LLMPerf summary; pass the `individual_responses` file instead"),
+# Files that sit beside benchmark outputs but are summaries only: what to pass instead. Each
+# hint needs all of its patterns; none may scan unboundedly after a match (`[^}]*`, `[\s\S]*`),
+# which made a 1 MiB head of repeated keys take minutes (quadratic backtracking).
+_NOT_RUNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (
-        r'"time_to_first_token"\s*:\s*\{[^}]*"avg"',
+        (r'"results_ttft_s_mean"',),
+        "an LLMPerf summary; pass the `individual_responses` file instead",
+    ),
+    (
+        (r'"time_to_first_token"\s*:\s*\{[^{}]{0,400}"avg"',),
         "a GenAI-Perf summary; pass the profile export JSON",
     ),
     (
-        r'"benchmark_version"[\s\S]*"cmd"|"cmd"[\s\S]*"benchmark_version"',
+        (r'"benchmark_version"', r'"cmd"'),
         "genai-bench experiment metadata; pass a run JSON of that folder",
     ),
 )
@@ -95,8 +100,8 @@ def candidates(head: bytes) -> list[str]:
 def not_a_run_hint(head: bytes) -> str | None:
     """What a known summary-only file is, so the error can say what to pass instead."""
     text = head.decode("utf-8", errors="replace")
-    for pattern, hint in _NOT_RUNS:
-        if re.search(pattern, text):
+    for patterns, hint in _NOT_RUNS:
+        if all(re.search(p, text) for p in patterns):
             return hint
     return None
 
