@@ -297,3 +297,22 @@ def test_runs_whose_tokens_all_arrive_at_once_build_without_crashing(tmp_path, c
     argv = ["build", str(spec), "-o", str(tmp_path / "out"), "--no-cache", "--quiet"]
     code, _, err = run_cli(capsys, argv)
     assert (code == 0 and "W411" in err) or (code == 1 and "error[" in err)
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ['"benchmark_version" ', '"cmd" ', '"time_to_first_token": {', '"metadata": ',
+     '"records": {', '"experiments": ', '"benchmarks": ', '"tput_per_gpu": ', '"cmpc_trace": ',
+     '"request_throughput": ', '"itls": [', '{"a": '],
+)  # fmt: skip
+def test_format_detection_is_linear_in_the_head(tmp_path, capsys, unit):
+    """Found by review: `[\\s\\S]*` and `[^}]*` after a key made the summary hints backtrack
+    quadratically; a 1 MiB head of one repeated key took minutes."""
+    import time
+
+    trace = tmp_path / "keys.json"
+    trace.write_text("{" + unit * (1_100_000 // len(unit)), encoding="utf-8")
+    started = time.perf_counter()
+    code, _, err = run_cli(capsys, ["stats", str(trace)], seconds=30)
+    assert code in (1, 2) and "error[" in err
+    assert time.perf_counter() - started < 5
