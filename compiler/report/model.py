@@ -1206,7 +1206,7 @@ class View:
         rows = [
             {
                 "parameter": Md("as specified"),
-                "alternative": Md(DASH),
+                "alternative": Md("(the spec)"),
                 "available": True,
                 "throughput_ratio": ratio(head.get("throughput_ratio")),
                 "cost_ratio": ratio(head.get("cost_ratio")),
