@@ -170,14 +170,15 @@ def _collect(executor: Executor, todo, cache, done, progress, total, slots=None)
     """Largest files first, so one big file does not finish alone at the end.
 
     With `slots` local workers, files run side by side only while their summed size stays
-    within 1.25x the largest (or `slots` median files): peak memory stays near a serial read's
-    instead of growing with the core count when a sweep's last runs hold most of its tokens.
+    within the largest file's (or `slots` median files): peak memory stays that of a serial
+    read instead of growing with the core count, since in a sweep the last, highest-concurrency
+    runs often hold most of the tokens.
     """
     sizes = {t: _size(t.path) for t in todo}
     waiting = sorted(todo, key=lambda t: -sizes[t])
     budget = float("inf")
     if slots is not None:
-        budget = max(1.25 * sizes[waiting[0]], slots * sorted(sizes.values())[len(sizes) // 2])
+        budget = max(sizes[waiting[0]], slots * sorted(sizes.values())[len(sizes) // 2])
     slots = slots or len(todo)
     running: dict = {}
     used = 0
