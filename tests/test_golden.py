@@ -14,8 +14,8 @@ GOLDEN = REPO / "tests" / "golden"
 SPECS = sorted((REPO / "specs").glob("*.cmp"))
 
 
-def _build(spec: Path, out: Path) -> dict[str, bytes]:
-    outcome = build_spec(f"specs/{spec.name}", out_dir=str(out))
+def _build(spec: Path, out: Path, **options) -> dict[str, bytes]:
+    outcome = build_spec(f"specs/{spec.name}", out_dir=str(out), **options)
     assert not has_errors(outcome.diagnostics), outcome.diagnostics
     return {
         p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()
@@ -34,8 +34,9 @@ def test_report_matches_golden(spec: Path, in_repo, tmp_path, golden):
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
 def test_two_builds_are_byte_identical(spec: Path, in_repo, tmp_path):
-    first = _build(spec, tmp_path / "first")
-    second = _build(spec, tmp_path / "second")
+    first = _build(spec, tmp_path / "first", html=True)
+    second = _build(spec, tmp_path / "second", html=True)
+    assert {"report.md", "report.html", "results.json", "figures.csv"} <= set(first)
     assert sorted(first) == sorted(second)
     for name in first:
         assert first[name] == second[name], f"{name} differs between two builds"
