@@ -31,6 +31,23 @@ SYSTEM = """  system {name} {{
 """
 
 
+def test_every_limit_is_documented_with_its_variable():
+    doc = (REPO / "docs" / "security.md").read_text(encoding="utf-8")
+    for name, value in vars(Limits()).items():
+        assert f"`{Limits.variable(name)}`" in doc, name
+        assert f"{value:,}" in doc or str(value) in doc, (name, value)
+
+
+def test_every_test_docs_security_md_names_exists():
+    import re
+
+    doc = (REPO / "docs" / "security.md").read_text(encoding="utf-8")
+    tests = "\n".join(p.read_text(encoding="utf-8") for p in (REPO / "tests").rglob("test_*.py"))
+    named = set(re.findall(r"`(?:[\w/]+\.py::)?(test_\w+)`", doc))
+    assert len(named) > 30
+    assert sorted(n for n in named if f"def {n}(" not in tests) == []
+
+
 def test_limits_come_from_the_environment_and_ignore_junk():
     env = {"CMPC_MAX_DEPTH": "3", "CMPC_MAX_SYSTEMS": "0", "CMPC_MAX_CLAIMS": "-1", "X": "1"}
     env |= {"CMPC_MAX_RUN_FILES": "ten", "CMPC_MAX_RECORD_BYTES": " 12 "}
