@@ -51,7 +51,7 @@ print(json.dumps(res, default=float))
 """
 
 
-def generate(path: Path, requests: int, gaps: int, seed: int = 0) -> None:
+def generate(path: Path, requests: int, gaps: int, digits: int = 6, seed: int = 0) -> None:
     """A vLLM result file: per-request arrays, `itls` with `requests * gaps` chunk gaps."""
     import numpy as np
 
@@ -66,7 +66,8 @@ def generate(path: Path, requests: int, gaps: int, seed: int = 0) -> None:
         f.write(f'"ttfts": {json.dumps(ttfts.tolist())}, "itls": [')
         latencies = np.empty(requests)
         for i in range(requests):
-            row = np.round(rng.gamma(4.0, 0.005, gaps), 6)
+            row = rng.gamma(4.0, 0.005, gaps)
+            row = np.round(row, digits) if digits else row
             latencies[i] = ttfts[i] + row.sum()
             f.write(("[" if i == 0 else ", [") + ", ".join(map(repr, row.tolist())) + "]")
         duration = float(latencies.max() * 1.05)
@@ -95,11 +96,14 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=10_000)
     parser.add_argument("--gaps", type=int, default=1_000, help="chunk gaps per request")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--digits", type=int, default=6, help="decimals of each gap; 0 = full repr (17 digits)"
+    )
     parser.add_argument("--keep", type=Path, help="write the generated file here and keep it")
     parser.add_argument("--generate", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.generate:
-        generate(args.generate, args.requests, args.gaps)
+        generate(args.generate, args.requests, args.gaps, args.digits)
         return 0
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -108,6 +112,7 @@ def main() -> int:
         # each child's peak RSS, so this process must stay small while it measures.
         gen = [sys.executable, __file__, "--generate", str(path)]
         gen += ["--requests", str(args.requests), "--gaps", str(args.gaps)]
+        gen += ["--digits", str(args.digits)]
         subprocess.run(gen, check=True)
         size = path.stat().st_size
         print(f"file: {size / 1e6:.1f} MB, {args.requests * args.gaps:,} chunk gaps")

@@ -220,33 +220,61 @@ def _ragged(src, start: int, key: str) -> tuple[Ragged, int] | None:
 
 _BRACKETS_TO_SPACE = bytes.maketrans(b"[]", b"  ")
 _POW10 = np.array([10.0**k for k in range(23)])  # exact doubles up to 1e22
+_POW10_WIDE = np.array([np.longdouble(10) ** k for k in range(330)], dtype=np.longdouble)
+_EXPONENT_TO_COMMA = bytes.maketrans(b"[]eE", b"  ,,")
 _EXACT = 2**53  # integers below this convert to double exactly
+_SATURATED = np.iinfo(np.int64).max  # what the integer parser returns on overflow
 
 
 def decimal_rows(
     piece: bytes, opens: list[int], closes: list[int]
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """Values and row lengths of rows of plain decimals (`12.345`, one point each), or None.
+    """Values and row lengths of rows of JSON numbers (`12.345`, `1e-05`, `7`), or None.
 
     Each number is read as the integer of its digits (numpy parses integers four to five times
-    faster than floats) and divided by 10**(digits after the point): one correctly rounded
-    division, so the result equals Python's float() whenever the digits fit in 2**53. Numbers
-    with more significant digits, signs, exponents, or anything unexpected return None.
+    faster than floats), its exponent as another integer, and scaled by the power of ten: one
+    correctly rounded operation, so the result equals Python's float() whenever the digits fit
+    in 2**53 and the power is at most 10**22. Otherwise (17-digit `repr`s, large exponents) the
+    scaling runs in extended precision and can differ from float() by one unit in the last
+    place. Negative numbers, more than 19 digits, or anything unexpected return None.
     """
     region = piece[opens[0] : closes[-1] + 1]
-    if any(ch in region for ch in (b"-", b"+", b"e", b"E")):
+    has_exp = b"e" in region or b"E" in region
+    if not has_exp and (b"-" in region or b"+" in region):
         return None
     b = np.frombuffer(region, np.uint8)
     digit = (b - np.uint8(48)) < 10
     dot = b == 46
-    dots = np.flatnonzero(dot)
-    digit_or_dot = digit | dot
-    ends = np.flatnonzero(digit[:-1] & ~digit_or_dot[1:]) + 1
+    numchar = digit | dot
+    if has_exp:
+        expo = (b | np.uint8(32)) == 101
+        sign = (b == 45) | (b == 43)
+        numchar |= expo | sign
+    ends = np.flatnonzero(numchar[:-1] & ~numchar[1:]) + 1
     n = ends.size
-    if n == 0 or dots.size != n or np.any(dots >= ends) or np.any(dots[1:] <= ends[:-1]):
+    if n == 0 or not np.all(digit[ends - 1]):
         return None
-    frac = ends - dots - 1
-    if frac.min() < 1 or frac.max() > 22:
+    mant_end = ends.copy()
+    has_e = np.zeros(n, dtype=bool)
+    if has_exp:
+        epos = np.flatnonzero(expo)
+        owner = np.searchsorted(ends, epos, side="right")
+        if np.any(np.diff(owner) == 0):
+            return None
+        if not np.all(digit[epos - 1]):
+            return None  # an exponent needs mantissa digits right before it
+        mant_end[owner] = epos
+        has_e[owner] = True
+        signs = np.flatnonzero(sign)
+        if signs.size and not np.all(expo[signs - 1]):
+            return None  # a sign anywhere but right after the `e`: a negative number
+    dots = np.flatnonzero(dot)
+    owner = np.searchsorted(ends, dots, side="right")
+    if np.any(np.diff(owner) == 0) or np.any(dots >= mant_end[owner]):
+        return None
+    frac = np.zeros(n, dtype=np.int64)
+    frac[owner] = mant_end[owner] - dots - 1
+    if frac.max() > 22 or np.any(frac[owner] < 1):
         return None
     base = opens[0]
     # a number ends on the `,` or `]` after it: row i owns the ends in (open_i, close_i]
@@ -255,20 +283,43 @@ def decimal_rows(
     )
     if counts.sum() != n:
         return None
+    table = _EXPONENT_TO_COMMA if has_exp else _BRACKETS_TO_SPACE
     if np.all(counts > 0):
-        text = region.translate(_BRACKETS_TO_SPACE, b".")
+        text = region.translate(table, b".")
     else:
         kept = zip(opens, closes, counts, strict=True)
-        text = b",".join(piece[o + 1 : c] for o, c, k in kept if k).translate(None, b".")
+        text = b",".join(piece[o + 1 : c] for o, c, k in kept if k).translate(table, b".")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            mant = np.fromstring(text, dtype=np.int64, sep=",")
+            ints = np.fromstring(text, dtype=np.int64, sep=",")
     except ValueError:  # numpy >= 2.3 raises where older versions warned
         return None
-    if mant.size != n or mant.min() < 0 or mant.max() >= _EXACT:
+    if ints.size != n + int(has_e.sum()):
         return None
-    return mant / _POW10[frac], counts.astype(np.int64)
+    scale = -frac
+    if has_exp:
+        at = np.arange(n) + np.cumsum(has_e) - has_e
+        mant = ints[at]
+        scale[has_e] += ints[at[has_e] + 1]
+    else:
+        mant = ints
+    if mant.min() < 0 or mant.max() == _SATURATED or np.abs(scale).max() >= _POW10_WIDE.size:
+        return None
+    exact = (mant < _EXACT) & (np.abs(scale) <= 22)
+    values = np.where(scale >= 0, mant * _POW10[np.clip(scale, 0, 22)], 0.0)
+    down = exact & (scale < 0)
+    values[down] = mant[down] / _POW10[-scale[down]]
+    wide = ~exact
+    if np.any(wide):  # 16-17 significant digits (a `repr`) or a large power of ten
+        k = scale[wide]
+        scaled = np.where(
+            k >= 0,
+            mant[wide].astype(np.longdouble) * _POW10_WIDE[np.abs(k)],
+            mant[wide].astype(np.longdouble) / _POW10_WIDE[np.abs(k)],
+        )
+        values[wide] = scaled.astype(np.float64)
+    return values, counts.astype(np.int64)
 
 
 def _rows_piece(piece: bytes, key: str, row: int) -> tuple[np.ndarray, np.ndarray]:

@@ -402,7 +402,14 @@ def test_decimal_fast_path_is_exact_and_keeps_rows():
     text = b"[" + ", ".join(map(repr, x.tolist())).encode() + b"]"
     values, counts = jsonscan.decimal_rows(text, [0], [len(text) - 1])
     assert np.array_equal(values, x) and counts.tolist() == [x.size]  # bit-identical to float()
-    for bad in (b"[1.5, -2.5]", b"[1e-05]", b"[1.5 2.5]", b"[0.12345678901234567]", b"[1, 2.5]"):
+    long = rng.gamma(4, 0.005, 10000)
+    long = long[long > 1e-4]  # `repr` switches to exponents below 1e-4
+    text = b"[" + ", ".join(map(repr, long.tolist())).encode() + b"]"
+    values, _ = jsonscan.decimal_rows(text, [0], [len(text) - 1])
+    assert np.max(np.abs(values.view(np.int64) - long.view(np.int64))) <= 1  # within one ulp
+    values, _ = jsonscan.decimal_rows(b"[1e-05, 2.5E+3, 7, 0]", [0], [20])
+    assert values.tolist() == [1e-05, 2500.0, 7.0, 0.0]
+    for bad in (b"[1.5, -2.5]", b"[e5]", b"[1.5 2.5]", b"[12345678901234567890.5]", b"[1e400]"):
         assert jsonscan.decimal_rows(bad, [0], [len(bad) - 1]) is None, bad
 
 
