@@ -306,20 +306,55 @@ def decimal_rows(
         mant = ints
     if mant.min() < 0 or mant.max() == _SATURATED or np.abs(scale).max() >= _POW10_WIDE.size:
         return None
+    return _scale(mant, scale), counts.astype(np.int64)
+
+
+def _scale(mant: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """mant * 10**scale: exact doubles where one rounding suffices, extended precision elsewhere."""
     exact = (mant < _EXACT) & (np.abs(scale) <= 22)
-    values = np.where(scale >= 0, mant * _POW10[np.clip(scale, 0, 22)], 0.0)
-    down = exact & (scale < 0)
-    values[down] = mant[down] / _POW10[-scale[down]]
-    wide = ~exact
-    if np.any(wide):  # 16-17 significant digits (a `repr`) or a large power of ten
-        k = scale[wide]
-        scaled = np.where(
-            k >= 0,
-            mant[wide].astype(np.longdouble) * _POW10_WIDE[np.abs(k)],
-            mant[wide].astype(np.longdouble) / _POW10_WIDE[np.abs(k)],
-        )
-        values[wide] = scaled.astype(np.float64)
-    return values, counts.astype(np.int64)
+    down = scale < 0
+    if np.all(down) and np.all(scale >= -22):  # plain decimals, no exponent: the common case
+        if np.all(exact):
+            return mant / _POW10[-scale]
+        return _divide_wide(mant, _POW10[-scale])
+    values = np.empty(mant.size)
+    for part, wide, below in (
+        (exact & down, False, True),
+        (exact & ~down, False, False),
+        (~exact & down, True, True),
+        (~exact & ~down, True, False),
+    ):
+        if not np.any(part):
+            continue
+        m = mant[part].astype(np.longdouble) if wide else mant[part].astype(np.float64)
+        powers = (_POW10_WIDE if wide else _POW10)[np.abs(scale[part])]
+        values[part] = m / powers if below else m * powers
+    return values
+
+
+def _divide_wide(mant: np.ndarray, powers: np.ndarray) -> np.ndarray:
+    """mant / powers for integers up to 2**63 and exact powers of ten, in double-double steps.
+
+    mant is split exactly into a rounded double plus a small remainder; the quotient of the
+    double is corrected by the exact residual (Dekker's product, no FMA needed), which gives the
+    correctly rounded quotient except within a hair of a rounding tie.
+    """
+    high = mant.astype(np.float64)
+    low = (mant - high.astype(np.int64)).astype(np.float64)  # exact: |low| <= 2**10
+    quotient = high / powers
+    product = quotient * powers
+    q_hi, q_lo = _split(quotient)
+    p_hi, p_lo = _split(powers)
+    error = ((q_hi * p_hi - product) + q_hi * p_lo + q_lo * p_hi) + q_lo * p_lo
+    residual = ((high - product) - error) + low
+    return quotient + residual / powers
+
+
+def _split(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dekker's split of doubles into two halves of 26 bits each."""
+    t = x * 134217729.0  # 2**27 + 1
+    high = t - (t - x)
+    return high, x - high
 
 
 def _rows_piece(piece: bytes, key: str, row: int) -> tuple[np.ndarray, np.ndarray]:
