@@ -250,13 +250,15 @@ def decimal_rows(
         expo = (b | np.uint8(32)) == 101
         sign = (b == 45) | (b == 43)
         numchar |= expo | sign
-    ends = np.flatnonzero(numchar[:-1] & ~numchar[1:]) + 1
+    # a number's last character is a digit, and the next one is not part of a number
+    ends = np.flatnonzero(digit[:-1] & ~numchar[1:]) + 1
     n = ends.size
-    if n == 0 or not np.all(digit[ends - 1]):
+    if n == 0:
         return None
-    mant_end = ends.copy()
+    mant_end = ends
     has_e = np.zeros(n, dtype=bool)
     if has_exp:
+        mant_end = ends.copy()
         epos = np.flatnonzero(expo)
         owner = np.searchsorted(ends, epos, side="right")
         if np.any(np.diff(owner) == 0):
@@ -269,13 +271,22 @@ def decimal_rows(
         if signs.size and not np.all(expo[signs - 1]):
             return None  # a sign anywhere but right after the `e`: a negative number
     dots = np.flatnonzero(dot)
-    owner = np.searchsorted(ends, dots, side="right")
-    if np.any(np.diff(owner) == 0) or np.any(dots >= mant_end[owner]):
-        return None
-    frac = np.zeros(n, dtype=np.int64)
-    frac[owner] = mant_end[owner] - dots - 1
-    if frac.max() > 22 or np.any(frac[owner] < 1):
-        return None
+    if dots.size == n and not has_exp:  # one point per number: the common case, no search
+        if np.any(dots >= ends) or np.any(dots[1:] <= ends[:-1]):
+            return None
+        frac = ends - dots - 1
+        if frac.min() < 1 or frac.max() > 22:
+            return None
+    else:
+        owner = np.searchsorted(ends, dots, side="right")
+        if owner.size and (owner[-1] >= n or np.any(np.diff(owner) == 0)):
+            return None
+        if np.any(dots >= mant_end[owner]):
+            return None
+        frac = np.zeros(n, dtype=np.int64)
+        frac[owner] = mant_end[owner] - dots - 1
+        if frac.max() > 22 or np.any(frac[owner] < 1):
+            return None
     base = opens[0]
     # a number ends on the `,` or `]` after it: row i owns the ends in (open_i, close_i]
     counts = np.searchsorted(ends, np.asarray(closes) - base, side="right") - np.searchsorted(
@@ -304,7 +315,13 @@ def decimal_rows(
         scale[has_e] += ints[at[has_e] + 1]
     else:
         mant = ints
-    if mant.min() < 0 or mant.max() == _SATURATED or np.abs(scale).max() >= _POW10_WIDE.size:
+    if mant.min() < 0 or mant.max() == _SATURATED:
+        return None
+    if not has_exp:  # scale = -frac, within the exact powers of ten
+        powers = _POW10[frac]
+        values = mant / powers if mant.max() < _EXACT else _divide_wide(mant, powers)
+        return values, counts.astype(np.int64)
+    if np.abs(scale).max() >= _POW10_WIDE.size:
         return None
     return _scale(mant, scale), counts.astype(np.int64)
 
