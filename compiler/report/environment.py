@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 
 import jinja2
@@ -72,18 +71,6 @@ class FolderLoader(jinja2.FileSystemLoader):
 
 def make_environment(template_dir: str | None = None) -> ImmutableSandboxedEnvironment:
     """Package templates, overridden file by file by `template_dir` when given."""
-    if template_dir is None:
-        return _default_environment()
-    return _environment(template_dir)
-
-
-@functools.cache
-def _default_environment() -> ImmutableSandboxedEnvironment:
-    """cmpc's own templates, compiled once per process."""
-    return _environment(None)
-
-
-def _environment(template_dir: str | None) -> ImmutableSandboxedEnvironment:
     loaders: list[jinja2.BaseLoader] = []
     if template_dir is not None:
         loaders.append(FolderLoader(template_dir))

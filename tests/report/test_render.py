@@ -271,6 +271,10 @@ def test_render_survives_missing_or_null_fields(build, spec, monkeypatch):
         return ""
 
     monkeypatch.setattr(figures, "_svg", draw_only)
+    from cmpc.report import environment
+
+    env = environment.make_environment()  # compile cmpc's templates once for all variants
+    monkeypatch.setattr(environment, "make_environment", lambda template_dir=None: env)
 
     out, _ = build(spec)
     results = json.loads((out / "results.json").read_text())
