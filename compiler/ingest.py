@@ -20,6 +20,7 @@ from cmpc.cache import Cache, Key, Reduced, sha256_of
 from cmpc.diagnostics import Diagnostic
 
 Progress = Callable[[int, int], None]
+WORKER_BYTES = 64 << 20  # a forked worker's own memory once refcounts copy its pages (measured)
 
 
 @dataclass(frozen=True)
@@ -169,16 +170,17 @@ def _probe(task: Task, cache: Cache) -> Done | None:
 def _collect(executor: Executor, todo, cache, done, progress, total, slots=None) -> None:
     """Largest files first, so one big file does not finish alone at the end.
 
-    With `slots` local workers, files run side by side only while their summed size stays
-    within the largest file's (or `slots` median files): peak memory stays that of a serial
-    read instead of growing with the core count, since in a sweep the last, highest-concurrency
-    runs often hold most of the tokens.
+    With `slots` local workers, files run side by side only while their sizes plus each extra
+    worker's own footprint stay within the largest file (or `slots` median files): peak memory
+    stays that of a serial read instead of growing with the core count, since in a sweep the
+    last, highest-concurrency runs often hold most of the tokens.
     """
     sizes = {t: _size(t.path) for t in todo}
     waiting = sorted(todo, key=lambda t: -sizes[t])
     budget = float("inf")
     if slots is not None:
-        budget = max(sizes[waiting[0]], slots * sorted(sizes.values())[len(sizes) // 2])
+        median = sorted(sizes.values())[len(sizes) // 2]
+        budget = max(sizes[waiting[0]], slots * (median + WORKER_BYTES))
     slots = slots or len(todo)
     running: dict = {}
     used = 0
@@ -187,7 +189,7 @@ def _collect(executor: Executor, todo, cache, done, progress, total, slots=None)
             for task in list(waiting):
                 if len(running) >= slots:
                     break
-                if not running or used + sizes[task] <= budget:
+                if not running or used + sizes[task] + len(running) * WORKER_BYTES <= budget:
                     running[executor.submit(reduce_file, task, cache)] = task
                     used += sizes[task]
                     waiting.remove(task)
