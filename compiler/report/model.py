@@ -844,8 +844,12 @@ class View:
                     f"{usd(price)} / ({number(tput)} \u00d7 3600 \u00d7 "
                     f"{percent(util)}) \u00d7 10^6 = {usd(per_m)}"
                 )
-            elif _num(price):
+            elif _get(self.systems, name, "at_target", "reachable") is False:
+                arithmetic = Md("the target is unreachable: no throughput, so no cost, there")
+            elif _num(price) and _get(self.systems, name, "at_target", "relative"):
                 arithmetic = Md("no absolute throughput: only the ratio below is known")
+            elif _num(price):
+                arithmetic = Md("no throughput on the cost's token basis")
             else:
                 arithmetic = Md("no price declared")
             rows.append(

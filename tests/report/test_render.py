@@ -154,6 +154,8 @@ def test_sweep_gives_the_frontier_figure_with_target_reads_and_unreachable(build
     assert "System A: read at target" in svg and "System A: frontier (steffen)" in svg
     report = files["report.md"].decode()
     assert "![" in report and "](figures/frontier.svg)" in report
+    assert "| System C | $1.00 | n/a | n/a | the target is unreachable" in report
+    assert "| System C | System B | n/a | n/a |" in report
     assert "unreachable: the target lies outside the measured frontier (60\u201390 tok/s/user)" in (
         report
     )
