@@ -300,3 +300,13 @@ def test_render_survives_missing_or_null_fields(build, spec, monkeypatch):
         draw["on"] = figure
         files, problems = render_outputs(variant)
         assert problems == [] and files["report.md"].startswith("# ")
+
+
+def test_an_unreachable_target_gives_no_headline_ratio_and_says_why(build):
+    out, _ = build(SWEEP, sets=["latency.target=85 tok/s/user"])
+    report = (out / "report.md").read_text()
+    assert (
+        "**No headline ratio at 85 tok/s per user[^latency]: System A does not reach the target"
+        in report
+    )
+    assert "cmpc never extrapolates" in report
