@@ -40,6 +40,10 @@ def test_build_writes_report_results_figure_and_csv(main_report):
 def test_headline_carries_every_footnote_and_both_cost_consequences(main_report):
     _, report = main_report
     head = _headline(report)
+    assert (
+        "8x MI355X delivers 24.4% more total tokens per GPU[^tokens][^norm] than HGX B300 at "
+        "50 tok/s per user[^latency], which at equal prices is 19.6% lower cost per token[^price]"
+    ) in head
     assert "24.4% more total tokens per GPU[^tokens][^norm] than HGX B300" in head
     assert "at 50 tok/s per user[^latency]" in head
     assert "which at equal prices is 19.6% lower cost per token[^price]" in head
