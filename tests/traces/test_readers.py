@@ -423,3 +423,29 @@ def test_sidecar_files_fill_the_run_fields():
     assert one_run(str(aiperf)).fields == {"conc": 100, "model": "openai/gpt-oss-20b"}
     fields = one_run(str(runs[0])).fields
     assert fields["model"] == "GLM-4.6" and fields["conc"] == 1
+
+
+def test_genai_perf_streaming_drops_empty_responses(tmp_path):
+    def sse(text):
+        return {"response": "data: " + json.dumps({"choices": [{"delta": {"content": text}}]})}
+
+    request = {
+        "timestamp": 1_000_000_000,
+        "response_timestamps": [1_100_000_000, 1_200_000_000, 1_250_000_000, 1_400_000_000],
+        "response_outputs": [
+            {"response": 'data: {"choices": [{"delta": {"role": "assistant"}}]}'},
+            sse("Hel"),
+            sse("lo"),
+            {"response": "data: [DONE]"},
+        ],
+    }
+    doc = {
+        "experiments": [{"experiment": {"mode": "concurrency", "value": 4}, "requests": [request]}]
+    }
+    run = one_run(write(tmp_path, "p.json", json.dumps(doc)))
+    assert run.fields == {"conc": 4.0}
+    m = summarize(run)
+    assert m.latency_statistic("ttft", "mean") == pytest.approx(0.2)
+    assert m.latency_statistic("e2el", "mean") == pytest.approx(0.25)
+    np.testing.assert_allclose(m.samples["chunk_gap"], [0.05])
+    assert m.tokens.output is None and m.duration_s == pytest.approx(0.25)
