@@ -8,6 +8,7 @@ equal-price consequences) are computed here, not in analysis.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from cmpc.report.text import (
@@ -109,6 +110,19 @@ def _utilization_value(text) -> float | None:
     except ValueError:
         return None
     return value if value > 0 else None
+
+
+def _natural(text: str) -> list:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
+
+
+def load_text(conditions) -> Md:
+    """Load conditions in natural order; `conc 1; conc 2; conc 4` becomes `conc 1, 2, 4`."""
+    items = sorted((str(c) for c in conditions), key=_natural)
+    pairs = [re.fullmatch(r"(\w+) ([\d.]+)", c) for c in items]
+    if items and all(pairs) and len({p.group(1) for p in pairs}) == 1:
+        return Md(f"{escape(pairs[0].group(1))} " + ", ".join(escape(p.group(2)) for p in pairs))
+    return Md("; ".join(str(escape(c)) for c in items))
 
 
 def plural(n, word: str) -> str:
@@ -513,7 +527,7 @@ class View:
         rows.append((f"Throughput {where} ({unit})", self._throughput_text(name, s, at)))
         load = _get(self.r, "load", "systems", name)
         if isinstance(load, list) and load:
-            rows.append(("Load conditions", Md("; ".join(str(escape(x)) for x in load))))
+            rows.append(("Load conditions", load_text(load)))
         comp = self.comparisons.get(name)
         if comp and _num(comp.get("throughput_ratio")):
             tr = comp["throughput_ratio"]
@@ -653,7 +667,7 @@ class View:
     def _source_bits(self, name) -> list[str]:
         src = self.sources.get(name) or {}
         bits = [str(self.source_title(name))]
-        if src.get("role"):
+        if src.get("role") and src["role"] != "synthetic":  # the origin already says synthetic
             bits.append(escape(ROLES.get(src["role"], src["role"])))
         for key in ("snapshot", "run_date", "retrieved"):
             if src.get(key):
@@ -1651,7 +1665,7 @@ class View:
         elif counts_reused and _num(tok.get("hit_rate_margin")):
             gap = self.hit_rate_gap()
             if gap is not None:
-                parts.append(gap)
+                parts.append(Md(gap[:1].upper() + gap[1:]))
             else:
                 parts.append(
                     f"The sides may differ by at most {number(tok['hit_rate_margin'] * 100)} "
@@ -1665,11 +1679,7 @@ class View:
         if not isinstance(load, dict) or load.get("comparable") is not False:
             return None
         per = load.get("systems") or {}
-        parts = [
-            f"{self.label(n)}: {'; '.join(str(escape(x)) for x in per[n])}"
-            for n in self.order
-            if per.get(n)
-        ]
+        parts = [f"{self.label(n)}: {load_text(per[n])}" for n in self.order if per.get(n)]
         return Md(
             "the systems ran under different load conditions ("
             + "; ".join(parts)
