@@ -46,7 +46,9 @@ EDGES = [
     "1e-300 tok/s/user", "1e300 tok/s/user", "0 GB", "1e30 GB", "0 kW", "0 W", "0 ms", "-3 ms",
     "2026-02-30", "0000-00-00", "9999-12-31", "2026-13-01", '""', '"\\u00e9"', '"x\\q"',
     '"' + "x" * 5000 + '"', '"{{ 7*7 }}"', "\"{% include 'x' %}\"", '"<script>"', '"|"', '"\\n"',
-    "x 0", "x 100000", "x -1", "p0", "p100", "p99.999", "p-1", "mean", "median", "p", "conc 0",
+    '"<script>alert(1)</script>"', '"javascript:alert(1)"', '"<img src=x onerror=alert(1)>"',
+    '"](javascript:alert(1))"', '"<svg onload=alert(1)>"', "x 0", "x 100000", "x -1", "p0",
+    "p100", "p99.999", "p-1", "mean", "median", "p", "conc 0",
     "unknown", "|", "+", ",", ";", "{", "}", "{}", "\n", "\\\n", "\u00e9", "\u202e", "\x00",
 ]  # fmt: skip
 UNIT_WORDS = sorted(u for u in UNITS if u.isascii())
@@ -180,17 +182,38 @@ def test_mutated_specs_check_and_format_cleanly(capsys, workspace, case, diagnos
     assert code in (0, 1)
 
 
+def _active_html(page: str) -> list[str]:
+    """Scripts, event handlers and javascript: URLs in a page (escaped text does not count)."""
+    from html.parser import HTMLParser
+
+    found: list[str] = []
+
+    class Parser(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag in ("script", "iframe", "object", "embed"):
+                found.append(tag)
+            for name, value in attrs:
+                if name.startswith("on") or (value or "").strip().lower().startswith("javascript:"):
+                    found.append(f"{tag} {name}={value}")
+
+    Parser().feed(page)
+    return found
+
+
 @fuzz(40, deadline_ms=6000)
 @given(case=value_edits())
 def test_mutated_specs_build_cleanly(capsys, workspace, case):
     spec = _write(workspace, apply_value_edits(*case))
     out = workspace / "out"
     shutil.rmtree(out, ignore_errors=True)
-    code, _, err = run_cli(capsys, ["build", str(spec), "-o", str(out), "--quiet"], seconds=30)
+    argv = ["build", str(spec), "-o", str(out), "--quiet", "--format", "html"]
+    code, _, err = run_cli(capsys, argv, seconds=30)
     if code == 0:
         results = json.loads((out / "results.json").read_text(encoding="utf-8"))
         assert results["spec"]["file"].endswith("mutant.cmp")
         assert (out / "report.md").read_text(encoding="utf-8").strip()
+        assert _active_html((out / "report.html").read_text(encoding="utf-8")) == []
+
     else:
         assert "error[" in err and not out.exists()
 
@@ -287,3 +310,21 @@ def test_every_prefix_of_a_real_spec_checks_cleanly(capsys, workspace, name):
     lines = TEXTS[name].splitlines(keepends=True)
     for n in range(0, len(lines), max(1, len(lines) // 25)):
         run_cli(capsys, ["check", str(_write(workspace, "".join(lines[:n])))])
+
+
+def test_hostile_labels_stay_inert_in_the_frontier_figure_and_html(capsys, tmp_path):
+    from .helpers import copy_spec
+
+    spec = copy_spec(REPO / "specs" / "synthetic-sweep.cmp", tmp_path / "spec")
+    text = spec.read_text(encoding="utf-8")
+    hostile = '"</text><script>alert(1)</script><a href=\\"javascript:alert(2)\\">x</a>"'
+    text = re.sub(r'label "[^"]*"', lambda _: f"label {hostile}", text)
+    spec.write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    argv = ["build", str(spec), "-o", str(out), "--no-cache", "--quiet", "--format", "html"]
+    code, _, err = run_cli(capsys, argv)
+    assert code == 0, err
+    assert "<script" not in (out / "figures" / "frontier.svg").read_text(encoding="utf-8")
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "alert(1)" in page  # shown, as text
+    assert _active_html(page) == []
