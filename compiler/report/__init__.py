@@ -133,9 +133,22 @@ def render_markdown(results: dict, report: dict, template_dir: str | None):
                 **_template_position(exc, where),
             )
         ]
+    text = _drop_unreferenced_footnotes(text)
     if not text.endswith("\n"):
         text += "\n"
     return text, []
+
+
+def _drop_unreferenced_footnotes(text: str) -> str:
+    """Footnote definitions nothing in the report points at (e.g. a claims-only spec's)."""
+    import re
+
+    definition = re.compile(r"^\[\^([A-Za-z0-9_-]+)\]: ")
+    lines = text.split("\n")
+    body = "\n".join(line for line in lines if not definition.match(line))
+    return "\n".join(
+        line for line in lines if not (m := definition.match(line)) or f"[^{m.group(1)}]" in body
+    )
 
 
 def _template_position(exc: BaseException, where: str) -> dict:
