@@ -133,9 +133,7 @@ def render_markdown(results: dict, report: dict, template_dir: str | None):
                 **_template_position(exc, where),
             )
         ]
-    text = _drop_unreferenced_footnotes(text)
-    if not text.endswith("\n"):
-        text += "\n"
+    text = _drop_unreferenced_footnotes(text).rstrip("\n") + "\n"
     return text, []
 
 
