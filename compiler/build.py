@@ -156,7 +156,7 @@ def load_data(
     Reductions come from the content-hash cache when it holds them; the rest are read in
     parallel across cores. Either way the points are those a serial read gives.
     """
-    from cmpc.cache import Cache
+    from cmpc.cache import DEFAULT_NAME, Cache
     from cmpc.cache import cache_dir as default_cache_dir
     from cmpc.ingest import Task, reduce_all
 
@@ -215,7 +215,11 @@ def load_data(
     cache = None
     if use_cache and tasks:
         cache = Cache(cache_dir or default_cache_dir(spec_dir))
-        reason = cache.prepare()
+        inside = cache.root == spec_dir / DEFAULT_NAME  # the default: in the spec's own folder
+        if inside and not all(_confined(p, spec_dir) for p in _cache_paths(cache.root)):
+            reason = "it links outside the spec's folder"  # a pull request may commit one
+        else:
+            reason = cache.prepare()
         if reason is not None:
             diagnostics.append(
                 warning(
@@ -266,6 +270,14 @@ def load_data(
             )
         data[system.name] = SystemData(system.name, {k: tuple(v) for k, v in by_stat.items()})
     return data, inputs, diagnostics
+
+
+def _cache_paths(root: Path) -> list[Path]:
+    """The cache folder and the folders it writes into, as they exist (links not followed)."""
+    return [p for p in (root, root / "entries", root / "hashes", root / "CACHEDIR.TAG")
+            if p.is_symlink() or p.exists()] + [
+        p for p in (root / "entries").glob("*") if p.is_symlink()
+    ]  # fmt: skip
 
 
 def _matches(fields, where) -> bool:
