@@ -346,3 +346,18 @@ def test_template_loops_are_bounded_by_the_sandbox_range(capsys, tmp_path):
         capsys, tmp_path, **{"report.md.j2": "{% for i in range(10**9) %}{% endfor %}\n"}
     )
     assert code == 1 and "error[E604]" in err
+
+
+@pytest.mark.parametrize("link", [".cmpc-cache", ".cmpc-cache/entries", ".cmpc-cache/entries/ab"])
+def test_a_committed_cache_link_cannot_make_a_build_write_outside(
+    sweep, outside, capsys, monkeypatch, link
+):
+    """A pull request may commit `.cmpc-cache` (or a folder in it) as a link to anywhere."""
+    monkeypatch.delenv("CMPC_CACHE_DIR", raising=False)
+    (sweep.parent / link).parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(outside, sweep.parent / link)
+    before = sorted(p.name for p in outside.rglob("*"))
+    out = sweep.parent.parent / "out"
+    code, _, err = run_cli(capsys, ["build", str(sweep), "-o", str(out), "--quiet"])
+    assert code == 0 and "warning[W701]" in err and "links outside" in err
+    assert sorted(p.name for p in outside.rglob("*")) == before
