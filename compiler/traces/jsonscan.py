@@ -460,25 +460,34 @@ def _load(src, arrays: tuple[str, ...]) -> tuple[object, dict[str, Ragged]]:
     for number, (start, key) in enumerate(starts):
         parsed = _ragged(src, start, key) if start >= pos else None
         if parsed is None:
-            return loads(src.read(0, src.size)), {}
+            return loads(_whole(src)), {}
         parts.append(src.read(pos, start))
         parts.append(_PLACEHOLDER % number)
         raggeds[key], pos = parsed
     if not raggeds:
-        return loads(src.read(0, src.size)), {}
+        return loads(_whole(src)), {}
     parts.append(src.read(pos, src.size))
     try:
         doc = loads(b"".join(parts))
-    except TraceError:  # re-read whole to report the position in the original text
-        return loads(src.read(0, src.size)), {}
+    except TraceError as exc:  # re-read whole to report the position in the original text
+        if exc.code == "E315":
+            raise
+        return loads(_whole(src)), {}
     if not isinstance(doc, dict) or any(
         doc.get(key) != (_PLACEHOLDER % number).decode().strip('"')
         for number, (_, key) in enumerate(starts)
     ):
-        return loads(src.read(0, src.size)), {}
+        return loads(_whole(src)), {}
     for key in raggeds:
         doc[key] = None
     return doc, raggeds
+
+
+def _whole(src) -> bytes:
+    """All of a document, to be parsed whole: refused unread when it is over the record limit."""
+    if src.size > (limit := record_limit()):
+        raise _too_large(None, limit)
+    return src.read(0, src.size)
 
 
 def load_bytes(data: bytes, arrays: tuple[str, ...] = ()) -> tuple[object, dict[str, Ragged]]:
