@@ -198,3 +198,24 @@ def test_the_record_limit_applies_in_builds(tmp_path, capsys, monkeypatch):
     out = tmp_path / "out"
     code, _, err = run_cli(capsys, ["build", str(spec), "-o", str(out), "--no-cache"])
     assert code == 1 and "error[E315]" in err and not out.exists()
+
+
+def test_a_vllm_document_is_limited_without_its_streamed_arrays(tmp_path, capsys, monkeypatch):
+    """`itls` is streamed into numpy and does not count; the rest of the document does, and a
+    document that must be parsed whole (no `itls` where expected) counts whole."""
+    source = REPO / "specs" / "data" / "llama70b" / "tp8_pp1_sharegpt_qps_04.json"
+    doc = json.loads(source.read_text(encoding="utf-8"))
+    rest = len(json.dumps({k: v for k, v in doc.items() if k != "itls"}))
+    trace = tmp_path / "run.json"
+    trace.write_text(json.dumps(doc), encoding="utf-8")
+    assert trace.stat().st_size > 2 * rest
+    monkeypatch.setenv("CMPC_MAX_RECORD_BYTES", str(rest + 1000))
+    assert run_cli(capsys, ["stats", str(trace)])[0] == 0
+    monkeypatch.setenv("CMPC_MAX_RECORD_BYTES", str(rest - 1000))
+    code, _, err = run_cli(capsys, ["stats", str(trace)])
+    assert code == 1 and "error[E315]" in err
+    doc["itls"] = "not where expected"
+    trace.write_text(json.dumps(doc), encoding="utf-8")
+    monkeypatch.setenv("CMPC_MAX_RECORD_BYTES", str(trace.stat().st_size - 1))
+    code, _, err = run_cli(capsys, ["stats", str(trace)])
+    assert code == 1 and "error[E315]" in err
