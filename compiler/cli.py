@@ -25,6 +25,19 @@ def _percentiles(text: str) -> list[str]:
     return items
 
 
+def _slo(text: str) -> tuple[str, float]:
+    metric, sep, value = text.partition("=")
+    if not sep or metric not in ("ttft", "tpot", "e2el"):
+        raise argparse.ArgumentTypeError(f"`{text}` is not METRIC=MS with ttft, tpot or e2el")
+    try:
+        ms = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"`{value}` is not a number of milliseconds") from None
+    if not ms > 0:
+        raise argparse.ArgumentTypeError(f"an SLO limit must be positive, not `{value}`")
+    return metric, ms / 1000.0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cmpc",
@@ -60,6 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="numpy percentile method (default: linear)",
     )
     stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    stats.add_argument(
+        "--slo",
+        type=_slo,
+        action="append",
+        default=[],
+        metavar="METRIC=MS",
+        help="an SLO for goodput, e.g. --slo ttft=2000 --slo tpot=50 (ttft, tpot or e2el, in ms)",
+    )
 
     build = verbs.add_parser("build", help="build the report of a spec")
     build.add_argument("spec", metavar="SPEC")
@@ -123,6 +144,7 @@ def _run(args: argparse.Namespace) -> Outcome:
             percentiles=args.percentiles,
             method=args.percentile_method,
             as_json=args.json,
+            slos=dict(args.slo),
         )
     if args.verb == "build":
         from cmpc.build import build_spec

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -38,8 +38,13 @@ def run_stats(
     percentiles: Sequence[str] = ("50", "90", "99"),
     method: str = "linear",
     as_json: bool = False,
+    slos: Mapping[str, float] | None = None,
 ) -> Outcome:
-    """Read each file, summarize each run, and render a table or the JSON document."""
+    """Read each file, summarize each run, and render a table or the JSON document.
+
+    `slos` maps `ttft`, `tpot` or `e2el` to a limit in seconds; each run then reports goodput
+    (requests/s meeting every limit) and SLO attainment.
+    """
     if method not in METHODS:
         diag = error(
             "E314",
@@ -55,7 +60,11 @@ def run_stats(
         diagnostics.extend(diags)
         for run in runs:
             metrics = summarize(
-                run, percentiles=tuple(percentiles), method=method, overwrite_input=True
+                run,
+                percentiles=tuple(percentiles),
+                method=method,
+                slos=slos or None,
+                overwrite_input=True,
             )
             results.append(metrics)
             if metrics.e2el_reconstructed:

@@ -160,3 +160,40 @@ def test_console_script_runs_from_any_directory(tmp_path):
         [str(script), "check", str(VALID)], cwd=tmp_path, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_stats_goodput_under_slos(tmp_path, capsys):
+    rows = [
+        # start, first token, end, output tokens: ttft 0.1 s, tpot (end - first) / (out - 1)
+        (0.0, 0.1, 0.1 + 9 * 0.02, 10),  # tpot 20 ms: good
+        (0.0, 0.5, 0.5 + 9 * 0.02, 10),  # ttft 500 ms: fails ttft 300
+        (0.2, 0.3, 0.3 + 9 * 0.08, 10),  # tpot 80 ms: fails tpot 50
+        (0.4, 0.6, 0.6 + 4 * 0.01, 5),  # ttft 200 ms, tpot 10 ms: good
+    ]
+    lines = ['{"cmpc_trace": 1, "duration_s": 2.0}']
+    for start, first, end, out in rows:
+        times = [first + (end - first) * i / (out - 1) for i in range(out)]
+        lines.append(
+            json.dumps(
+                {
+                    "start": start,
+                    "first_token": first,
+                    "end": end,
+                    "chunk_times": times,
+                    "input_tokens": 100,
+                    "output_tokens": out,
+                }
+            )
+        )
+    lines.append(json.dumps({"start": 0.1, "end": 0.2, "input_tokens": 100, "error": "503"}))
+    trace = tmp_path / "run.jsonl"
+    trace.write_text("\n".join(lines) + "\n")
+    code, out, _ = run(
+        capsys, "stats", str(trace), "--json", "--slo", "ttft=300", "--slo", "tpot=50"
+    )
+    assert code == 0
+    slo = json.loads(out)["slo"]
+    assert slo["goodput_requests_per_s"] == pytest.approx(2 / 2.0)
+    assert slo["attainment"] == pytest.approx(2 / 5)  # failed requests are never good
+    with pytest.raises(SystemExit):
+        main(["stats", str(trace), "--slo", "itl=5"])
