@@ -839,13 +839,16 @@ def _capacity(c: ir.Comparison) -> dict | None:
 def _disclosure(c: ir.Comparison, core: dict) -> dict:
     answers = dict(c.disclosure)
     systems = c.systems
-    every = lambda pred: all(pred(s) for s in systems)  # noqa: E731
-    hit_known = all(core["systems"][s.name]["hit_rate"] is not None for s in systems)
+
+    def every(pred) -> bool:
+        # a claims audit declares no systems: nothing about systems is disclosed by it
+        return bool(systems) and all(pred(s) for s in systems)
+
+    hit_known = every(lambda s: core["systems"][s.name]["hit_rate"] is not None)
     from_spec = {
         "latency_metric": c.latency.target is not None,
-        "token_accounting": hit_known or "input" not in c.tokens.count,
-        "normalization": every(lambda s: bool(s.prices) or s.tco is not None)
-        or c.normalize.per in ("gpu", "node", "rack"),
+        "token_accounting": bool(systems) and (hit_known or "input" not in c.tokens.count),
+        "normalization": every(lambda s: bool(s.prices) or s.tco is not None),
         "measured_by": bool(c.sources) and all(s.role for s in c.sources),
         "measured_at": any(s.snapshot or s.run_date for s in c.sources),
         "source": any(s.url for s in c.sources),
@@ -859,9 +862,9 @@ def _disclosure(c: ir.Comparison, core: dict) -> dict:
         "speculative_decoding": every(lambda s: bool(s.speculative)),
         "scheduler": every(lambda s: bool(s.scheduler)),
         "prefix_cache": hit_known,
-        "tpot_definition": True,
-        "utilization": True,
-        "cost_token_basis": True,
+        "tpot_definition": bool(systems),
+        "utilization": every(lambda s: bool(s.prices) or s.tco is not None),
+        "cost_token_basis": every(lambda s: bool(s.prices) or s.tco is not None),
         "revenue_vs_cost": True,
         "power_basis": every(lambda s: s.power is not None),
         "verification": any(s.status == "verified" for s in c.sources),
