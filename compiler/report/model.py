@@ -125,6 +125,21 @@ def load_text(conditions) -> Md:
     return Md("; ".join(str(escape(c)) for c in items))
 
 
+def _round_steps(lo: float, hi: float, count: int = 6) -> list[float]:
+    """Round values (multiples of 1, 2 or 5 x 10^k) inside [lo, hi], about `count` of them."""
+    span = hi - lo
+    raw = span / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    first = math.ceil(lo / step) * step
+    values = []
+    k = 0
+    while first + k * step <= hi + 1e-9:
+        values.append(round(first + k * step, 10))
+        k += 1
+    return values
+
+
 def plural(n, word: str) -> str:
     return f"{number(n)} {word}" + ("" if n == 1 else "s")
 
@@ -792,6 +807,88 @@ class View:
                 }
             )
         return rows
+
+    # -- iso-interactivity ------------------------------------------------------------------
+
+    def iso_interactivity(self) -> dict | None:
+        """Headline system and baseline read at several shared interactivities (InferenceX's
+        iso-interactivity table), with the same read method; rows where the lead reverses are
+        marked, never smoothed over."""
+        from cmpc.frontier import Point, read_at
+
+        h = self.r.get("headline") or {}
+        a, b = h.get("system"), h.get("baseline")
+        method = _get(self.conditions, "latency", "read", default="steffen")
+        fronts = []
+        for name in (a, b):
+            pts = _get(self.systems, name, "frontier", default=[]) or []
+            front = [
+                Point(p["interactivity_tok_s_user"], p["throughput_per_gpu"])
+                for p in pts
+                if _num(p.get("interactivity_tok_s_user")) and _num(p.get("throughput_per_gpu"))
+            ]
+            if len(front) < 2:
+                return None
+            fronts.append(front)
+        lo = max(f[0].interactivity for f in fronts)
+        hi = min(f[-1].interactivity for f in fronts)
+        if not lo < hi:
+            return None
+        xs = set(_round_steps(lo, hi))
+        target = _get(self.target(), "interactivity_tok_s_user")
+        if _num(target) and lo <= target <= hi:
+            xs.add(float(target))
+        rows = []
+        for i, x in enumerate(sorted(xs)):
+            va = read_at(fronts[0], x, method).value
+            vb = read_at(fronts[1], x, method).value
+            if not (_num(va) and _num(vb)) or vb <= 0:
+                continue
+            r = va / vb
+            lead = r > 1
+            fid = f"iso.{i}"
+            rows.append(
+                {
+                    "interactivity": self.n(
+                        f"{fid}.interactivity", "interactivity", x, "tok/s/user", source="cmpc"
+                    ),
+                    "system": self.n(
+                        f"{fid}.{a}",
+                        "throughput per GPU",
+                        va,
+                        "tok/s/gpu",
+                        system=a,
+                        source=f"cmpc, {method} read",
+                    ),
+                    "baseline": self.n(
+                        f"{fid}.{b}",
+                        "throughput per GPU",
+                        vb,
+                        "tok/s/gpu",
+                        system=b,
+                        source=f"cmpc, {method} read",
+                    ),
+                    "ratio": self.n(
+                        f"{fid}.ratio", "per-GPU throughput ratio", r, "x", ratio, system=a
+                    ),
+                    "target": _num(target) and math.isclose(x, target),
+                    "lead": lead,
+                }
+            )
+        if len(rows) < 2:
+            return None
+        head = h.get("per_gpu_throughput_ratio")
+        reference = head > 1 if _num(head) else rows[0]["lead"]
+        for row in rows:
+            row["reversed"] = row["lead"] != reference
+        leads = {r["lead"] for r in rows}
+        return {
+            "system": self.label(a),
+            "baseline": self.label(b),
+            "method": escape(method),
+            "rows": rows,
+            "reverses": len(leads) > 1,
+        }
 
     # -- comparisons and cost --------------------------------------------------------------
 
@@ -1855,6 +1952,7 @@ class View:
             "headline": headline,
             "systems": self.system_views(),
             "comparisons": self.comparison_rows(),
+            "iso": self.iso_interactivity(),
             "cost": self.cost_view(),
             "assumptions": self.assumptions(),
             "sensitivity": self.sensitivity(),

@@ -314,3 +314,23 @@ def test_an_unreachable_target_gives_no_headline_ratio_and_says_why(build):
         in report
     )
     assert "cmpc never extrapolates" in report
+
+
+def test_iso_interactivity_table_reads_both_frontiers_and_marks_reversals(build):
+    import json
+
+    out, _ = build("tests/report/specs/crossing.cmp")
+    report = (out / "report.md").read_text()
+    section = report.split("### At equal interactivity")[1].split("## ")[0]
+    assert "**the lead reverses within this range**" in section
+    assert "| **30** | **2,477.8** | **2,192.6** | **1.130** |" in section
+    assert "| 50 | 1,500 | 1,600 | 0.938 (reversed) |" in section
+    assert "| 20 | 3,000 | 2,500 | 1.200 |" in section
+    results = json.loads((out / "results.json").read_text())
+    at = results["systems"]["a"]["at_target"]["throughput_per_gpu"]
+    assert f"{at:,.1f}" == "2,477.8"  # the table's target row is the headline's own read
+
+
+def test_no_iso_table_without_two_frontiers(main_report):
+    _, report = main_report
+    assert "At equal interactivity" not in report
