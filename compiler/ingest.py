@@ -81,7 +81,10 @@ def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
     points: dict[str, list] = {s: [] for s in task.statistics}
     for run in kept:
         metrics = summarize(
-            _only_needed(run, task.metric), percentiles=percentiles, slos=dict(task.slos) or None
+            _only_needed(run, task.metric),
+            percentiles=percentiles,
+            slos=dict(task.slos) or None,
+            overwrite_input=True,  # the run is dropped after: no copy of its largest column
         )
         for stat in task.statistics:
             points[stat].append(_run_point(metrics, task.metric, stat, task.rel))
