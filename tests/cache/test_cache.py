@@ -280,3 +280,25 @@ def test_any_executor_gives_the_same_reductions(sweep):
     with ThreadPoolExecutor(2) as executor:  # stands in for a Dask client's get_executor()
         spread = ingest.reduce_all(tasks, executor=executor)
     assert spread == ingest.reduce_all(tasks, workers=1)
+
+
+def test_progress_bar_draws_after_its_delay_and_clears_its_line(capsys, monkeypatch):
+    from cmpc import cli
+
+    monkeypatch.setattr(cli._ProgressBar, "DELAY_S", 0.0)
+    bar = cli._ProgressBar()
+    bar(3, 12)
+    assert "3/12 files" in capsys.readouterr().err
+    bar(12, 12)
+    assert capsys.readouterr().err == "\r\x1b[K"
+    quiet = cli._ProgressBar()  # a build that ends within the delay never draws
+    monkeypatch.setattr(cli._ProgressBar, "DELAY_S", 60.0)
+    quiet(1, 2)
+    quiet(2, 2)
+    assert capsys.readouterr().err == ""
+
+
+def test_cache_clear_takes_the_spec_itself(sweep, tmp_path):
+    assert main(["build", str(sweep), "-o", str(tmp_path / "out"), "--quiet"]) == 0
+    assert main(["cache", "clear", str(sweep)]) == 0
+    assert not (sweep.parent / ".cmpc-cache").exists()
