@@ -125,16 +125,8 @@ def test_sensitivity_is_rendered_with_flips_in_bold(build):
     assert "at 40%, alpha (synthetic) $1.10, beta (synthetic) $1.11" in section
 
 
-def test_default_sensitivity_when_none_declared(build, tmp_path):
-    from pathlib import Path
-
-    text = Path(SWEEP).read_text()
-    spec = Path("tests/report/specs/_tmp_no_sensitivity.cmp")
-    try:
-        spec.write_text(text)  # sweep.cmp declares no sensitivity
-        out, _ = build(str(spec))
-    finally:
-        spec.unlink()
+def test_default_sensitivity_when_none_declared(build):
+    out, _ = build(SWEEP)  # sweep.cmp declares no sensitivity
     report = (out / "report.md").read_text()
     assert "the default set is shown" in report
     for alt in ("| output |", "| p50 |", "| p90 |", "| p99 |", "| 40% |", "| 70% |", "| 100% |"):
