@@ -75,6 +75,12 @@ def build_spec(
     results, warnings = analyze(comparison, data)
     diagnostics += warnings
     results = _envelope(results, comparison, source, inputs, overrides)
+    results["warnings"] = [
+        {"code": d.code, "message": d.message}
+        for d in sorted(diagnostics, key=Diagnostic.sort_key)
+        # cache trouble (W7xx) changes how, not what, a build computes: results stay identical
+        if d.severity == "warning" and not d.code.startswith("W7")
+    ]
     target = Path(out_dir) if out_dir else Path("build") / Path(spec_path).stem
     files = {"results.json": json.dumps(results, sort_keys=True, indent=2) + "\n"}
     if render:

@@ -1641,6 +1641,10 @@ class View:
             Md(f"{code(o.get('path'))} = {code(o.get('value'))}")
             for o in self.r.get("overrides") or []
         ]
+        warnings = [
+            Md(f"{code(w.get('code'))} {escape_prose(w.get('message'))}")
+            for w in self.r.get("warnings") or []
+        ]
         sources = []
         for name in sorted(self.sources):
             s = self.sources[name]
@@ -1665,6 +1669,7 @@ class View:
             "results_version": escape(self.r.get("results_version") or DASH),
             "inputs": inputs,
             "overrides": overrides,
+            "warnings": warnings,
             "sources": sources,
         }
 

@@ -44,7 +44,16 @@ def escape_prose(value: object) -> Md:
     if isinstance(value, Md):
         return value
     parts = re.split(r"`([^`]+)`", " ".join(str(value).split()))
-    return Md("".join(code(p) if i % 2 else escape(p) for i, p in enumerate(parts)))
+    return Md("".join(code(p) if i % 2 else _spaced(p) for i, p in enumerate(parts)))
+
+
+def _spaced(text: str) -> str:
+    """Escaped text that keeps the single spaces around it (next to code spans)."""
+    if not text.strip():
+        return text
+    lead = " " if text.startswith(" ") else ""
+    trail = " " if text.endswith(" ") else ""
+    return f"{lead}{escape(text)}{trail}"
 
 
 def code(value: object) -> Md:
