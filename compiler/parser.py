@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from importlib import resources
 
@@ -96,13 +97,27 @@ def _too_deep(source: SourceFile) -> Diagnostic | None:
     return None
 
 
+_STRING = re.compile(r'"([^"\\\n]|\\["\\nt])*"')  # the grammar's STRING
+
+
 def _comments(source: SourceFile) -> tuple[st.Comment, ...]:
-    """Every `#` comment outside strings, found by the same lexer the parser uses."""
+    """Every `#` comment outside strings of a text that parsed: no other token holds a `#`.
+
+    (Not lark's standalone lexer: without the parser's context it lexes `ms.v2` as the unit
+    `ms` and then fails on `.`, an internal error on a valid spec.)
+    """
     found = []
-    for token in _lark().lex(source.text, dont_ignore=True):
-        if token.type == "COMMENT":
-            span = source.span(token.start_pos, token.end_pos)
-            found.append(st.Comment(text=str(token).rstrip(), span=span))
+    text, i = source.text, 0
+    while i < len(text):
+        if text[i] == "#":
+            end = text.find("\n", i)
+            end = len(text) if end < 0 else end
+            found.append(st.Comment(text=text[i:end].rstrip(), span=source.span(i, end)))
+            i = end
+        elif text[i] == '"' and (string := _STRING.match(text, i)):
+            i = string.end()
+        else:
+            i += 1
     return tuple(found)
 
 
