@@ -332,3 +332,13 @@ def test_hostile_labels_stay_inert_in_the_frontier_figure_and_html(capsys, tmp_p
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "alert(1)" in page  # shown, as text
     assert _active_html(page) == []
+
+
+@pytest.mark.parametrize("value", ["ms.v2", "B.", "GB-x", "s.1", "tok.a # note", '"#" h.x  # c'])
+def test_names_that_begin_with_a_unit_word_check_cleanly(capsys, workspace, value):
+    """Found by fuzzing: comments were collected by lark's context-free lexer, which reads the
+    `ms` of `ms.v2` as a unit and then fails on `.`: `cmpc check` raised on a valid spec."""
+    spec = _write(workspace, f'comparison "x" {{\n  question "q"\n  model {value}\n}}\n')
+    err = run_cli(capsys, ["check", str(spec)])[2]
+    assert "E0" not in err
+    assert run_cli(capsys, ["fmt", "--check", str(spec)])[0] in (0, 1)
