@@ -52,6 +52,33 @@ EDGES = [
     "unknown", "|", "+", ",", ";", "{", "}", "{}", "\n", "\\\n", "\u00e9", "\u202e", "\x00",
 ]  # fmt: skip
 UNIT_WORDS = sorted(u for u in UNITS if u.isascii())
+# Names that begin like another token: a unit, a number, a date (the lexer must keep them whole).
+LOOKALIKES = hs.builds(
+    lambda head, tail: head + tail,
+    hs.sampled_from(
+        [
+            "ms",
+            "s",
+            "B",
+            "GB",
+            "W",
+            "kW",
+            "h",
+            "min",
+            "tok",
+            "tokens",
+            "gpu",
+            "p90",
+            "x",
+            "e",
+            "E",
+            "_",
+            "2026-01-01",
+            "1",
+        ]
+    ),
+    hs.sampled_from([".", ".v2", "-x", "_1", ".5", "-", "e5", "/x", "%", ""]),
+)
 
 
 @hs.composite
@@ -59,7 +86,7 @@ def spec_edits(draw) -> tuple[str, list[tuple]]:
     """A real spec and token edits to it: small to print when a case fails."""
     name = draw(hs.sampled_from(sorted(TEXTS)))
     size = len(TOKENS[name])
-    pool = hs.sampled_from(CORPUS) | hs.sampled_from(WORDS) | hs.sampled_from(EDGES)
+    pool = hs.sampled_from(CORPUS) | hs.sampled_from(WORDS) | hs.sampled_from(EDGES) | LOOKALIKES
     pool |= hs.builds(
         lambda n, u: f"{n} {u}", hs.sampled_from(["1", "0", "2.5", "-1", "1e9"]),
         hs.sampled_from(UNIT_WORDS),
@@ -67,9 +94,11 @@ def spec_edits(draw) -> tuple[str, list[tuple]]:
     edits = []
     for _ in range(draw(hs.integers(1, 5))):
         op = draw(hs.sampled_from(["replace", "replace", "replace", "insert", "delete", "lines",
-                                   "splice", "swap"]))  # fmt: skip
+                                   "splice", "swap", "name"]))  # fmt: skip
         at = draw(hs.integers(0, size))
-        if op in ("replace", "insert"):
+        if op == "name" and SLOTS[name][0]:  # a value that begins like another token
+            edits.append((op, draw(hs.sampled_from(SLOTS[name][0])), draw(LOOKALIKES)))
+        elif op in ("replace", "insert"):
             edits.append((op, at, draw(pool)))
         elif op == "splice":
             other = draw(hs.sampled_from(sorted(TEXTS)))
@@ -98,6 +127,8 @@ def apply_edits(name: str, edits: list[tuple]) -> str:
         elif op == "splice":
             other, lo, n = args
             toks[at:at] = TOKENS[other][lo : lo + n]
+        elif op == "name" and at < len(toks):
+            toks[at] = args[0]
         elif op == "swap" and toks:
             j = min(len(toks) - 1, at + args[0])
             toks[at % len(toks)], toks[j] = toks[j], toks[at % len(toks)]
@@ -131,6 +162,7 @@ def value_edits(draw) -> tuple[str, list[tuple]]:
     name = draw(hs.sampled_from(sorted(TEXTS)))
     values, lines = SLOTS[name]
     pool = hs.sampled_from(VALUES) | hs.sampled_from(WORDS) | hs.sampled_from(VALUE_EDGES)
+    pool |= LOOKALIKES
     edits = []
     for _ in range(draw(hs.integers(1, 3))):
         if lines and draw(hs.integers(0, 4)) == 0:
@@ -258,6 +290,20 @@ def test_random_overrides_build_cleanly(capsys, workspace, spec, sets):
     code, _, err = run_cli(capsys, argv, seconds=30)
     if code:
         assert "error[" in err
+
+
+@fuzz(80)
+@given(
+    name=hs.sampled_from(sorted(TEXTS)),
+    data=hs.data(),
+)
+def test_values_that_begin_like_other_tokens_check_cleanly(capsys, workspace, name, data):
+    slot = data.draw(hs.sampled_from(SLOTS[name][0]))
+    toks = list(TOKENS[name])
+    toks[slot] = data.draw(LOOKALIKES)
+    spec = _write(workspace, "".join(toks))
+    run_cli(capsys, ["check", str(spec)])
+    run_cli(capsys, ["fmt", "--check", str(spec)])
 
 
 @fuzz(80)
