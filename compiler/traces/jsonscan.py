@@ -11,6 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+try:
+    from cmpc import _fastscan  # optional C scanner (setup.py); the numpy code below is exact too
+except ImportError:
+    _fastscan = None
+
 PIECE = 4 << 20  # bytes of array text parsed at a time: bounds the temporary copies
 _PLACEHOLDER = b'"__cmpc_array_%d__"'
 _SPACE = b" \t\r\n"
@@ -140,6 +145,8 @@ def parse_number_text(text: bytes, key: str) -> np.ndarray:
     """Comma-separated JSON numbers (no brackets) to float64; exact like Python's float()."""
     if not text or text.isspace():
         return np.empty(0)
+    if _fastscan is not None and (fast := _fastscan.scan_numbers(text)) is not None:
+        return np.frombuffer(fast)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -376,6 +383,8 @@ def _split(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _rows_piece(piece: bytes, key: str, row: int) -> tuple[np.ndarray, np.ndarray]:
     """Values and row lengths of the rows `[..], [..]` in `piece`; errors name the row."""
+    if _fastscan is not None and (fast := _fastscan.scan_rows(piece, row == 0)) is not None:
+        return np.frombuffer(fast[0]), np.frombuffer(fast[1], np.int64)
     opens: list[int] = []
     closes: list[int] = []
     pos = 0
@@ -566,7 +575,9 @@ class RaggedBuilder:
     def _flush(self) -> None:
         if not self._rows:
             return
-        fast = _decimal_bodies(self._rows, [body.count(b",") + 1 for body in self._rows])
+        fast = None  # the C scanner, when built, is faster: parse_number_text below uses it
+        if _fastscan is None:
+            fast = _decimal_bodies(self._rows, [body.count(b",") + 1 for body in self._rows])
         if fast is not None:
             self._pieces.append(fast)
             self._rows, self._where, self._size = [], [], 0
