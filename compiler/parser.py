@@ -70,30 +70,21 @@ def _too_deep(source: SourceFile) -> Diagnostic | None:
     from cmpc.limits import Limits, current
 
     limit = current().depth
-    text, depth, i, n = source.text, 0, 0, len(source.text)
-    while i < n:
-        ch = text[i]
-        if ch == '"':
-            i += 1
-            while i < n and text[i] not in '"\n':
-                i += 2 if text[i] == "\\" else 1
-        elif ch == "#":
-            while i < n and text[i] != "\n":
-                i += 1
-        elif ch == "{":
-            depth += 1
-            if depth > limit:
-                return error(
-                    "E007",
-                    f"blocks are nested more than {limit} deep",
-                    source.span(i, i + 1),
-                    label=f"block {depth} levels deep",
-                    help=f"specs nest a few levels at most; raise {Limits.variable('depth')} "
-                    "if this is intended",
-                )
-        elif ch == "}":
+    depth = 0
+    for offset, ch in _braces(source.text):
+        if ch == "}":
             depth = max(0, depth - 1)
-        i += 1
+            continue
+        depth += 1
+        if depth > limit:
+            return error(
+                "E007",
+                f"blocks are nested more than {limit} deep",
+                source.span(offset, offset + 1),
+                label=f"block {depth} levels deep",
+                help=f"specs nest a few levels at most; raise {Limits.variable('depth')} "
+                "if this is intended",
+            )
     return None
 
 
@@ -196,9 +187,8 @@ def _expected(names) -> str:
     return "one of " + ", ".join(words[:-1]) + " or " + words[-1]
 
 
-def _unclosed_brace(text: str) -> int | None:
-    """Offset of the innermost `{` that is never closed (strings and comments skipped)."""
-    stack: list[int] = []
+def _braces(text: str):
+    """(offset, `{` or `}`) of every brace outside strings and comments."""
     i, n = 0, len(text)
     while i < n:
         ch = text[i]
@@ -209,11 +199,19 @@ def _unclosed_brace(text: str) -> int | None:
         elif ch == "#":
             while i < n and text[i] != "\n":
                 i += 1
-        elif ch == "{":
-            stack.append(i)
-        elif ch == "}" and stack:
-            stack.pop()
+        elif ch in "{}":
+            yield i, ch
         i += 1
+
+
+def _unclosed_brace(text: str) -> int | None:
+    """Offset of the innermost `{` that is never closed."""
+    stack: list[int] = []
+    for offset, ch in _braces(text):
+        if ch == "{":
+            stack.append(offset)
+        elif stack:
+            stack.pop()
     return stack[-1] if stack else None
 
 

@@ -12,22 +12,9 @@ from cmpc.diagnostics import Diagnostic, error, warning
 from cmpc.metrics import RunMetrics, summarize
 from cmpc.outcome import Outcome
 from cmpc.traces import load_runs
+from cmpc.vocabulary import PERCENTILE_METHODS
 
-METHODS = (
-    "linear",
-    "lower",
-    "higher",
-    "midpoint",
-    "nearest",
-    "inverted_cdf",
-    "averaged_inverted_cdf",
-    "closest_observation",
-    "interpolated_inverted_cdf",
-    "hazen",
-    "weibull",
-    "median_unbiased",
-    "normal_unbiased",
-)
+METHODS = PERCENTILE_METHODS
 _METRICS = ("ttft", "tpot", "chunk_gap", "e2el", "e2e_per_token")
 
 

@@ -5,23 +5,13 @@ from __future__ import annotations
 import importlib
 import os
 
+from cmpc import vocabulary
 from cmpc.diagnostics import Diagnostic, error
 from cmpc.traces import detect
 from cmpc.traces.jsonscan import TraceError
 from cmpc.traces.table import Published, Requests, Run
 
-FORMATS = (
-    "vllm",
-    "sglang",
-    "aiperf",
-    "aiperf-summary",
-    "genai-perf",
-    "guidellm",
-    "llmperf",
-    "genai-bench",
-    "inferencex",
-    "cmpc",
-)
+FORMATS = vocabulary.FORMATS  # one list for the readers and the spec checker
 
 _MODULES = {
     "vllm": "vllm",
