@@ -328,14 +328,6 @@ def _run_point(metrics, metric: str, statistic: str, rel: str) -> RunPoint:
     )
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 # ---------------------------------------------------------------------------------------------
 # Outputs
 
