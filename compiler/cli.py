@@ -125,7 +125,7 @@ def _run(args: argparse.Namespace) -> Outcome:
     if args.verb == "fmt":
         from cmpc.verbs import format_specs
 
-        stdin = sys.stdin.read() if "-" in args.specs else None
+        stdin = _read_stdin() if "-" in args.specs else None
         return format_specs(args.specs, check=args.check, diff=args.diff, stdin=stdin)
     if args.verb == "init":
         from cmpc.verbs import init_spec
@@ -203,6 +203,13 @@ class _ProgressBar:
         sys.stderr.write(f"\rreading runs [{bar}] {done}/{total} files")
         sys.stderr.flush()
         self._shown = True
+
+
+def _read_stdin() -> str:
+    """Standard input, at most the spec size limit (plus one byte, so the excess is seen)."""
+    from cmpc.limits import current
+
+    return sys.stdin.read(current().spec_bytes + 1)
 
 
 def _emit(outcome: Outcome, diagnostic_format: str, verb: str) -> None:

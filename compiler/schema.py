@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 import tempfile
 from functools import cache
 from importlib import resources
@@ -33,7 +35,24 @@ def _memo_path(document: dict) -> Path:
     digest = hashlib.sha256()
     digest.update(json.dumps(ir_schema(), sort_keys=True).encode())
     digest.update(json.dumps(document, sort_keys=True).encode())
-    return Path(tempfile.gettempdir()) / "cmpc-valid-ir" / digest.hexdigest()
+    return _memo_dir() / digest.hexdigest()
+
+
+def _memo_dir() -> Path:
+    # Per user and private: on a shared machine nobody else can mark an IR valid for us.
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return Path(tempfile.gettempdir()) / f"cmpc-valid-ir-{uid}"
+
+
+def _memo_trusted(folder: Path) -> bool:
+    """The memo folder exists, is a real folder, ours, and writable by nobody else."""
+    try:
+        st = folder.lstat()
+    except OSError:
+        return False
+    if not stat.S_ISDIR(st.st_mode) or st.st_mode & 0o022:
+        return False
+    return not hasattr(os, "getuid") or st.st_uid == os.getuid()
 
 
 def validate_ir(comparison: Comparison, origins: dict[str, Span]) -> list[Diagnostic]:
@@ -44,13 +63,14 @@ def validate_ir(comparison: Comparison, origins: dict[str, Span]) -> list[Diagno
     """
     document = comparison.to_json()
     memo = _memo_path(document)
-    if memo.exists():
+    if _memo_trusted(memo.parent) and memo.exists():
         return []
     problems = sorted(_validator().iter_errors(document), key=lambda e: list(map(str, e.path)))
     if not problems:
         try:
-            memo.parent.mkdir(exist_ok=True)
-            memo.touch()
+            memo.parent.mkdir(mode=0o700, exist_ok=True)
+            if _memo_trusted(memo.parent):
+                memo.touch()
         except OSError:
             pass  # a read-only temp dir only costs speed
     return [_diagnostic(e, origins, comparison.file) for e in problems]

@@ -26,7 +26,7 @@ def read_source(path: str, stdin: str | None = None) -> tuple[SourceFile | None,
     """Read a spec file (or stdin for `-`) as a SourceFile, or an E090 diagnostic."""
     name = display_path(path)
     if path == "-":
-        return SourceFile(name, stdin or ""), []
+        return _within_limit(name, stdin or "")
     from cmpc.limits import Limits, current
 
     limit = current().spec_bytes
@@ -49,6 +49,23 @@ def read_source(path: str, stdin: str | None = None) -> tuple[SourceFile | None,
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         return None, [error("E090", f"cannot read spec: {reason.lower()}", file=name)]
+    return SourceFile(name, text), []
+
+
+def _within_limit(name: str, text: str) -> tuple[SourceFile | None, list[Diagnostic]]:
+    """Text read from standard input, refused past the spec size limit like a file."""
+    from cmpc.limits import Limits, current
+
+    limit = current().spec_bytes
+    if len(text.encode("utf-8")) > limit:
+        return None, [
+            error(
+                "E091",
+                f"spec is larger than {limit} bytes",
+                file=name,
+                help=f"raise {Limits.variable('spec_bytes')} if this one really is that long",
+            )
+        ]
     return SourceFile(name, text), []
 
 

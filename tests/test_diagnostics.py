@@ -135,3 +135,37 @@ def test_language_reference_lists_every_code():
     script = Path(__file__).resolve().parents[1] / "scripts" / "codes_table.py"
     done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout
+
+
+def test_validity_memo_is_ignored_unless_private(tmp_path, monkeypatch):
+    import dataclasses
+    import os
+
+    import cmpc.schema as schema
+    from cmpc.check import check_spec
+    from cmpc.parser import parse_spec
+
+    source = SourceFile("valid.cmp", (FIXTURES / "valid.cmp").read_text(encoding="utf-8"))
+    comparison, _, origins = check_spec(parse_spec(source)[0])
+    broken = dataclasses.replace(
+        comparison, cost=dataclasses.replace(comparison.cost, utilization=1.4)
+    )
+    monkeypatch.setattr(schema.tempfile, "gettempdir", lambda: str(tmp_path))
+    planted = schema._memo_path(broken.to_json())
+    planted.parent.mkdir()
+    planted.touch()  # someone marked the invalid IR valid
+    os.chmod(planted.parent, 0o777)
+    assert [d.code for d in schema.validate_ir(broken, origins)] == ["E200"]
+    os.chmod(planted.parent, 0o700)
+    assert schema.validate_ir(broken, origins) == []  # our own private memo is trusted
+
+
+def test_fmt_stdin_is_held_to_the_spec_size_limit(monkeypatch, capsys):
+    import io
+
+    from cmpc.cli import main
+
+    monkeypatch.setenv("CMPC_MAX_SPEC_BYTES", "50")
+    monkeypatch.setattr("sys.stdin", io.StringIO('c "x" {\n' + "  a b\n" * 40 + "}\n"))
+    assert main(["fmt", "-"]) == 2
+    assert "E091" in capsys.readouterr().err

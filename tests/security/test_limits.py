@@ -85,9 +85,13 @@ def test_nesting_depth_is_bounded(tmp_path, capsys, monkeypatch):
 def test_deep_nesting_in_fmt_stdin_is_bounded(capsys, monkeypatch):
     import io
 
-    monkeypatch.setattr("sys.stdin", io.StringIO("c {" + " a {" * 100_000 + "\n"))
+    monkeypatch.setattr("sys.stdin", io.StringIO("c {" + " a {" * 20_000 + "\n"))
     code, _, err = run_cli(capsys, ["fmt", "-"], seconds=10)
     assert code == 1 and "E007" in err
+    # and past the size limit, standard input is refused like a file
+    monkeypatch.setattr("sys.stdin", io.StringIO("c {" + " a {" * 100_000 + "\n"))
+    code, _, err = run_cli(capsys, ["fmt", "-"], seconds=10)
+    assert code == 2 and "E091" in err
 
 
 def test_number_of_systems_and_claims_is_bounded(tmp_path, capsys, monkeypatch):
