@@ -18,7 +18,17 @@ from cmpc.accounting import (
     split_input,
 )
 from cmpc.capacity import AttentionKv, LatentKv, fewest_cards, memory_needed, weight_bytes
-from cmpc.cost import TcoParts, cost_per_million_tokens, tco_per_gpu_hour, tokens_per_usd
+from cmpc.claims import Claim, ClaimKind, Scope, ScopeFacts, rate_at_scope
+from cmpc.cost import (
+    PowerBasis,
+    PowerDraw,
+    TcoParts,
+    compare,
+    cost_per_million_tokens,
+    per_power,
+    tco_per_gpu_hour,
+    tokens_per_usd,
+)
 from cmpc.diagnostics import Diagnostic, warning
 from cmpc.frontier import Point, pareto_frontier, read_at
 
@@ -496,11 +506,16 @@ def _energy(system: ir.System, per_gpu: float | None) -> dict | None:
     if system.power is None:
         return None
     watts = system.power.watts_per_gpu
+    normalized = (
+        per_power(per_gpu, PowerDraw(watts / 1000, PowerBasis(system.power.basis)))
+        if per_gpu
+        else None
+    )
     return {
         "watts_per_gpu": watts,
         "basis": system.power.basis,
-        "joules_per_token": watts / per_gpu if per_gpu else None,
-        "tok_s_per_mw": per_gpu * 1e6 / watts if per_gpu else None,
+        "joules_per_token": normalized.joules_per_token if normalized else None,
+        "tok_s_per_mw": normalized.tokens_per_s_per_mw if normalized else None,
     }
 
 
@@ -526,7 +541,7 @@ def _ratios(ctx: _Ctx, s: dict, base: dict, system: ir.System) -> dict:
     cost_unavailable = None
     if per_gpu_ratio and price_ratio is not None:
         if _cost_basis_matches(comparison):
-            cost_ratio = price_ratio / per_gpu_ratio
+            cost_ratio = compare(per_gpu_ratio, 1.0, price_s, price_b).cost_ratio
         else:
             cost_unavailable = "the cost's token basis differs from the counted tokens"
     elif price_ratio is None:
@@ -723,11 +738,16 @@ def _claim(claim: ir.Claim, c: ir.Comparison) -> dict:
             }
         )
         if claim.scope != "gpu":
-            if claim.gpus:
+            per_gpu = rate_at_scope(
+                Claim(claim.canonical_value, ClaimKind.TOKENS, Scope(claim.scope)),
+                Scope.GPU,
+                ScopeFacts(**{f"gpus_per_{claim.scope}": claim.gpus}),
+            )
+            if per_gpu.derived:
                 derived.append(
                     {
                         "quantity": "tokens per second per GPU",
-                        "value": claim.canonical_value / claim.gpus,
+                        "value": per_gpu.value,
                         "unit": "tok/s/gpu",
                     }
                 )

@@ -6,7 +6,7 @@ import datetime
 import posixpath
 import re
 
-from cmpc import ir, units
+from cmpc import cost, ir, units
 from cmpc import syntax as st
 from cmpc import vocabulary as V
 from cmpc.diagnostics import Diagnostic, error, warning
@@ -616,12 +616,13 @@ class _Checker:
                 workers = 1
                 if "workers" in pool_opts:
                     workers = self.read.number(pool_opts["workers"][0], integer=True) or 1
-                gpus = workers * d["tp"] * d["pp"] * d["pcp"] * d["dp"]
+                gpus = cost.Pool(d["tp"], d["pp"], d["pcp"], workers * d["dp"]).gpus
                 pools.append(ir.Pool(role=role, workers=workers, gpus=gpus, **d))
         if pools:
             gpus = sum(p.gpus for p in pools)
         else:
-            gpus = degrees["tp"] * degrees["pp"] * degrees["pcp"] * degrees["dp"]
+            # dp replicas are workers of one pool; dcp, ep and dp_attention add no GPU
+            gpus = cost.Pool(degrees["tp"], degrees["pp"], degrees["pcp"], degrees["dp"]).gpus
         return ir.Parallelism(**degrees, pools=tuple(pools), gpus=gpus, declared=True)
 
     def degrees(self, opts: dict[str, list[Field]]) -> dict:

@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from cmpc.diagnostics import Diagnostic, error
-
 PERIOD_SECONDS: dict[str, int] = {
     "second": 1,
     "minute": 60,
@@ -115,17 +113,3 @@ def claim_notes(claim: Claim) -> tuple[str, ...]:
     if claim.kind is ClaimKind.REVENUE:
         notes.append("a revenue figure: token price times throughput, not a cost")
     return tuple(notes)
-
-
-def claim_as_cost(claim: Claim) -> tuple[float | None, list[Diagnostic]]:
-    """The claim as a cost input; E115 when it is revenue."""
-    if claim.kind is ClaimKind.REVENUE:
-        return None, [
-            error(
-                "E115",
-                "revenue figure used as a cost",
-                notes=("revenue is what tokens sell for; cost is what the GPU-hour costs",),
-                help="declare an owning, rental, on-demand or reserved price, or a TCO",
-            )
-        ]
-    return claim.value, []

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from cmpc.accounting import TokenRates, TokenWeights, weighted_tokens
-from cmpc.diagnostics import Diagnostic, error
 
 SECONDS_PER_HOUR = 3600
 HOURS_PER_YEAR = 8760
@@ -120,39 +119,6 @@ def per_rack(throughput_per_gpu: float, gpus_per_rack: int) -> float:
 # Prices and cost
 
 
-class PriceBasis(StrEnum):
-    """What a $/GPU-hour figure is: a cost to whoever runs the GPUs, or revenue."""
-
-    ON_DEMAND = "on_demand"
-    RESERVED = "reserved"
-    RENTAL = "rental"
-    OWNING = "owning"
-    TCO = "tco"
-    REVENUE = "revenue"
-
-
-@dataclass(frozen=True, slots=True)
-class Price:
-    """A $/GPU-hour figure with its basis."""
-
-    usd_per_gpu_hour: float
-    basis: PriceBasis
-
-
-def price_as_cost(price: Price) -> tuple[float | None, list[Diagnostic]]:
-    """The price as a cost input, or E115 when it is revenue (a token price times throughput)."""
-    if price.basis is PriceBasis.REVENUE:
-        return None, [
-            error(
-                "E115",
-                f"revenue price ${price.usd_per_gpu_hour:g}/GPU-hour used as a cost",
-                notes=("revenue is what tokens sell for; cost is what the GPU-hour costs",),
-                help="declare an owning, rental, on-demand or reserved price, or a TCO",
-            )
-        ]
-    return price.usd_per_gpu_hour, []
-
-
 def cost_per_million_tokens(
     usd_per_gpu_hour: float, tokens_per_s_per_gpu: float, utilization: float = 1.0
 ) -> float:
@@ -242,7 +208,7 @@ class PowerBasis(StrEnum):
 
     MEASURED = "measured"
     TDP = "tdp"
-    ALL_IN = "all_in"  # provisioned: chip plus its share of host, NICs and cooling
+    PROVISIONED = "provisioned"  # all-in: chip plus its share of host, NICs and cooling
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,6 @@ from cmpc.cost import (
     Pool,
     PowerBasis,
     PowerDraw,
-    Price,
-    PriceBasis,
     TcoParts,
     TokenBasis,
     blended_cost_per_million,
@@ -26,11 +24,9 @@ from cmpc.cost import (
     per_node,
     per_power,
     per_rack,
-    price_as_cost,
     tco_per_gpu_hour,
     tokens_per_usd,
 )
-from cmpc.diagnostics import Severity
 
 
 @pytest.mark.parametrize(
@@ -124,19 +120,12 @@ def test_tco_from_parts():
 
 
 def test_per_megawatt_and_joules_per_token_name_their_basis():
-    normalized = per_power(6115.374724599756, PowerDraw(2.09, PowerBasis.ALL_IN))
-    assert normalized.basis is PowerBasis.ALL_IN
+    normalized = per_power(6115.374724599756, PowerDraw(2.09, PowerBasis.PROVISIONED))
+    assert normalized.basis is PowerBasis.PROVISIONED
     assert normalized.tokens_per_s_per_mw == pytest.approx(
         6115.374724599756 * 1000 / 2.09, rel=1e-12
     )
     assert normalized.joules_per_token == pytest.approx(2090 / 6115.374724599756, rel=1e-12)
-
-
-def test_revenue_price_is_never_a_cost():
-    value, diagnostics = price_as_cost(Price(38, PriceBasis.REVENUE))
-    assert value is None
-    assert [(d.code, d.severity) for d in diagnostics] == [("E115", Severity.ERROR)]
-    assert price_as_cost(Price(1.50, PriceBasis.OWNING)) == (1.50, [])
 
 
 def test_blended_cost_shares_gpu_time_by_weighted_tokens():
