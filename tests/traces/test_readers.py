@@ -338,19 +338,13 @@ def test_one_file_gives_an_object_and_the_table_reads(tmp_path, capsys):
     assert "ttft" in out and "chunk_gap" in out and "interactivity" in out
 
 
-def test_format_names():
-    assert FORMATS == (
-        "vllm",
-        "sglang",
-        "aiperf",
-        "aiperf-summary",
-        "genai-perf",
-        "guidellm",
-        "llmperf",
-        "genai-bench",
-        "inferencex",
-        "cmpc",
-    )
+def test_every_format_name_has_a_reader():
+    from cmpc import traces, vocabulary
+
+    assert FORMATS == vocabulary.FORMATS and len(set(FORMATS)) == len(FORMATS)
+    for fmt in FORMATS:
+        reader = traces._reader(fmt)
+        assert callable(reader.read), fmt
 
 
 def test_forced_format_reads_the_file(tmp_path):
