@@ -287,14 +287,10 @@ def _cache_paths(root: Path) -> list[Path]:
 
 
 def _matches(fields, where) -> bool:
-    return all(str(fields.get(k)) == v or _same_number(fields.get(k), v) for k, v in where)
+    """A spec's `where` pairs, compared as `cmpc sweep --where` compares them."""
+    from cmpc.sweep import Filter
 
-
-def _same_number(value, text: str) -> bool:
-    try:
-        return value is not None and float(value) == float(text)
-    except (TypeError, ValueError):
-        return False
+    return all(Filter(key, value).matches(fields) for key, value in where)
 
 
 def _run_point(metrics, metric: str, statistic: str, rel: str) -> RunPoint:

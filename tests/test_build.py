@@ -248,3 +248,14 @@ def test_run_file_limit(sweep_dir, monkeypatch):
     monkeypatch.setenv("CMPC_MAX_RUN_FILES", "1")
     outcome, _ = build(sweep_dir / "sweep.cmp", sweep_dir / "out")
     assert {d.code for d in outcome.diagnostics} == {"E505"}
+
+
+def test_spec_where_compares_like_sweep_where(sweep_dir):
+    # numbers as numbers (`8.0` matches tp 8), like `cmpc sweep --where tp=8.0`
+    spec = sweep_dir / "sweep.cmp"
+    spec.write_text(SWEEP_SPEC.replace("where tp 8", "where tp 8.0"))
+    outcome, results = build(spec, sweep_dir / "out")
+    assert outcome.code == 0, outcome.diagnostics
+    assert results["systems"]["a"]["at_target"]["throughput_per_gpu"] == pytest.approx(
+        2600.2, abs=0.1
+    )
