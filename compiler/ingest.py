@@ -35,6 +35,11 @@ class Task:
     statistics: tuple[str, ...]
     slos: tuple[tuple[str, float], ...] = ()
 
+    @property
+    def reads_gaps(self) -> bool:
+        """Whether the reduction needs chunk gaps: no SLO or other point figure does."""
+        return self.metric == "chunk_gap"
+
 
 @dataclass(frozen=True)
 class Done:
@@ -75,7 +80,7 @@ def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
     from cmpc.metrics import summarize
     from cmpc.traces import load_runs
 
-    loaded, problems = load_runs(task.path, format=task.format)
+    loaded, problems = load_runs(task.path, format=task.format, gaps=task.reads_gaps)
     kept = [r for r in loaded if _matches(r.fields, task.where)]
     percentiles = tuple(s[1:] for s in task.statistics if s.startswith("p"))
     points: dict[str, list] = {s: [] for s in task.statistics}
@@ -178,12 +183,12 @@ def _collect(executor: Executor, todo, cache, done, progress, total, slots=None)
     stays that of a serial read instead of growing with the core count, since in a sweep the
     last, highest-concurrency runs often hold most of the tokens.
     """
-    sizes = {t: _size(t.path) for t in todo}
-    waiting = sorted(todo, key=lambda t: -sizes[t])
+    waiting = sorted(todo, key=lambda t: -_size(t.path))
+    sizes = {t: _held(t) for t in todo}
     budget = float("inf")
     if slots is not None:
         median = sorted(sizes.values())[len(sizes) // 2]
-        budget = max(sizes[waiting[0]], slots * (median + WORKER_BYTES))
+        budget = max(max(sizes.values()), slots * (median + WORKER_BYTES))
     slots = slots or len(todo)
     running: dict = {}
     used = 0
@@ -205,6 +210,16 @@ def _collect(executor: Executor, todo, cache, done, progress, total, slots=None)
                     progress(len(done), total)
     except BrokenExecutor:
         pass  # a worker died (e.g. out of memory): the caller reduces the rest in-process
+
+
+def _held(task: Task) -> int:
+    """Bytes a worker holds for the task: about the file's size, or nothing much when the
+    reader leaves the chunk gaps (the bulk of a trace) unread."""
+    from cmpc.traces import skips_gaps
+
+    if not task.reads_gaps and task.format is not None and skips_gaps(task.format):
+        return 0
+    return _size(task.path)
 
 
 def _size(path: str) -> int:

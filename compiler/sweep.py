@@ -166,7 +166,7 @@ def load_sweep_runs(
     percentiles = (statistic[1:],) if statistic.startswith("p") else ()
     runs, problems = [], []
     for path in files:
-        found, diagnostics = load_runs(path, format=trace_format)
+        found, diagnostics = load_runs(path, format=trace_format, gaps=False)  # reads tpot
         problems.extend(diagnostics)
         runs.extend(_sweep_run(summarize(run, percentiles=percentiles), statistic) for run in found)
     return runs, problems

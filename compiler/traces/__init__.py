@@ -43,13 +43,24 @@ def _reader(fmt: str):
     return importlib.import_module(f"cmpc.traces.{_MODULES[fmt]}")
 
 
+def skips_gaps(fmt: str) -> bool:
+    """Whether the format's reader leaves chunk gaps unread when told they are not needed."""
+    return fmt in _MODULES and getattr(_reader(fmt), "SKIPS_GAPS", False)
+
+
 def _head(path: str) -> bytes:
     with open(path, "rb") as handle:
         return handle.read(detect.HEAD_BYTES)
 
 
-def load_runs(path: str, *, format: str | None = None) -> tuple[list[Run], list[Diagnostic]]:
-    """Every run in one benchmark output file; diagnostics name the file and the record."""
+def load_runs(
+    path: str, *, format: str | None = None, gaps: bool = True
+) -> tuple[list[Run], list[Diagnostic]]:
+    """Every run in one benchmark output file; diagnostics name the file and the record.
+
+    With `gaps=False` the caller reads no chunk-gap figure: a reader that can leave the chunk
+    gaps unread (vLLM's `itls`) does, and then neither holds nor checks them.
+    """
     try:
         if os.path.isdir(path):
             raise IsADirectoryError(path)
@@ -126,7 +137,8 @@ def load_runs(path: str, *, format: str | None = None) -> tuple[list[Run], list[
             )
         ]
     try:
-        runs = _reader(format).read(path, format)
+        options = {} if gaps or not skips_gaps(format) else {"gaps": False}
+        runs = _reader(format).read(path, format, **options)
     except TraceError as exc:
         return [], [
             error(exc.code, str(exc), file=path, record=exc.record, help=_HELP.get(exc.code))

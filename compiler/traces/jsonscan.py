@@ -452,28 +452,47 @@ def _parse_rows(rows: list[tuple[int, bytes]], key: str, last_row: int) -> np.nd
         raise
 
 
-def load(path: str, arrays: tuple[str, ...] = ()) -> tuple[object, dict[str, Ragged]]:
+def load(
+    path: str, arrays: tuple[str, ...] = (), skip: tuple[str, ...] = ()
+) -> tuple[object, dict[str, Ragged]]:
     """The document with each named top-level number array replaced by a `Ragged`.
 
-    Falls back to plain json for the arrays when their text is not where expected.
+    Arrays named in `skip` are left unread and out of the document: a reader that does not
+    need a column should not pay for parsing it. Falls back to plain json for the arrays when
+    their text is not where expected.
     """
     with open(path, "rb") as handle:
-        return _load(_File(handle), arrays)
+        return _load(_File(handle), arrays, skip)
 
 
-def _load(src, arrays: tuple[str, ...]) -> tuple[object, dict[str, Ragged]]:
-    starts = sorted((start, key) for key in arrays if (start := _array_start(src, key)) is not None)
+def _load(
+    src, arrays: tuple[str, ...], skip: tuple[str, ...] = ()
+) -> tuple[object, dict[str, Ragged]]:
+    wanted = [(key, False) for key in arrays] + [(key, True) for key in skip]
+    starts = sorted(
+        (start, key, skipped)
+        for key, skipped in wanted
+        if (start := _array_start(src, key)) is not None
+    )
     raggeds: dict[str, Ragged] = {}
     parts: list[bytes] = []
     pos = 0
-    for number, (start, key) in enumerate(starts):
-        parsed = _ragged(src, start, key) if start >= pos else None
-        if parsed is None:
+    for number, (start, key, skipped) in enumerate(starts):
+        if start < pos:
             return loads(_whole(src)), {}
+        if skipped:
+            end = _array_end(src, start)
+            if end is None:
+                return loads(_whole(src)), {}
+        else:
+            parsed = _ragged(src, start, key)
+            if parsed is None:
+                return loads(_whole(src)), {}
+            raggeds[key], end = parsed
         parts.append(src.read(pos, start))
         parts.append(_PLACEHOLDER % number)
-        raggeds[key], pos = parsed
-    if not raggeds:
+        pos = end
+    if not starts:
         return loads(_whole(src)), {}
     parts.append(src.read(pos, src.size))
     try:
@@ -484,12 +503,30 @@ def _load(src, arrays: tuple[str, ...]) -> tuple[object, dict[str, Ragged]]:
         return loads(_whole(src)), {}
     if not isinstance(doc, dict) or any(
         doc.get(key) != (_PLACEHOLDER % number).decode().strip('"')
-        for number, (_, key) in enumerate(starts)
+        for number, (_, key, _) in enumerate(starts)
     ):
         return loads(_whole(src)), {}
-    for key in raggeds:
-        doc[key] = None
+    for _, key, skipped in starts:
+        if skipped:
+            del doc[key]
+        else:
+            doc[key] = None
     return doc, raggeds
+
+
+def _array_end(src, start: int) -> int | None:
+    """Offset past the closing bracket of the number array opening at `start`, unparsed.
+
+    Numbers hold no quotes, so the array ends at the last `]` before the next key's quote;
+    None unless the text there looks like the end of an array of numbers.
+    """
+    quote = src.find(b'"', start, src.size)
+    hi = src.size if quote < 0 else quote
+    outer = src.rfind(b"]", start, hi)
+    after = b"," if quote >= 0 else b"}"
+    if outer < 0 or src.read(outer + 1, hi).strip(_SPACE) != after:
+        return None
+    return outer + 1
 
 
 def _whole(src) -> bytes:
@@ -499,9 +536,11 @@ def _whole(src) -> bytes:
     return src.read(0, src.size)
 
 
-def load_bytes(data: bytes, arrays: tuple[str, ...] = ()) -> tuple[object, dict[str, Ragged]]:
+def load_bytes(
+    data: bytes, arrays: tuple[str, ...] = (), skip: tuple[str, ...] = ()
+) -> tuple[object, dict[str, Ragged]]:
     """`load` for a document already in memory (one JSONL line)."""
-    return _load(_Bytes(data), arrays)
+    return _load(_Bytes(data), arrays, skip)
 
 
 def take_arrays(line: bytes, patterns: dict[str, re.Pattern]) -> tuple[bytes, dict[str, bytes]]:

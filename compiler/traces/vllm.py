@@ -13,6 +13,7 @@ from cmpc.traces.jsonscan import TraceError
 from cmpc.traces.table import Published, Run, row_sums
 
 NAME = "vllm"
+SKIPS_GAPS = True  # `read(..., gaps=False)` leaves `itls` unread
 SIGNATURE = (r'"(request_throughput|total_token_throughput|mean_ttft_ms|median_ttft)"',)
 FIELDS = (
     "backend",
@@ -152,8 +153,18 @@ def run_from_doc(
     return Run(path, fmt, index, fields, requests=requests, duration_s=duration, record=record)
 
 
-def read(path: str, fmt: str = NAME) -> list[Run]:
+def read(path: str, fmt: str = NAME, *, gaps: bool = True) -> list[Run]:
+    """The run of one result file; without `gaps`, `itls` (most of the bytes) is left unread
+    unless the file has no `latencies`, whose end-to-end times are then rebuilt from it."""
+    if not gaps:
+        doc, arrays = jsonscan.load(path, skip=("itls",))
+        if not isinstance(doc, dict) or isinstance(doc.get("latencies"), list):
+            return _runs(path, doc, arrays, fmt)
     doc, arrays = jsonscan.load(path, ("itls",))
+    return _runs(path, doc, arrays, fmt)
+
+
+def _runs(path: str, doc: object, arrays: Mapping, fmt: str) -> list[Run]:
     if not isinstance(doc, dict):
         raise TraceError("a vLLM result file holds one JSON object", "line 1", "E305")
     return [run_from_doc(path, doc, arrays, fmt, 0, "")]

@@ -443,3 +443,75 @@ def test_genai_perf_streaming_drops_empty_responses(tmp_path):
     assert m.latency_statistic("e2el", "mean") == pytest.approx(0.25)
     np.testing.assert_allclose(m.samples["chunk_gap"], [0.05])
     assert m.tokens.output is None and m.duration_s == pytest.approx(0.25)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading without chunk gaps (what a comparison of tpot, ttft or e2el needs)
+
+ORACLE_VLLM = sorted((SHARED / "oracle" / "vllm").glob("*.json"))
+
+
+def _without_gaps(metrics) -> dict:
+    doc = metrics.to_json()
+    del doc["metrics"]["chunk_gap_ms"]
+    return doc
+
+
+@pytest.mark.parametrize(
+    "source", ["with-latencies", "pretty", *(p.name[:40] for p in ORACLE_VLLM)]
+)
+def test_vllm_without_gaps_gives_every_other_figure_unchanged(tmp_path, source):
+    if source == "with-latencies":
+        path = write(tmp_path, "v.json", json.dumps(vllm_current()))
+    elif source == "pretty":
+        path = write(tmp_path, "v.json", json.dumps(vllm_current(), indent=2))
+    else:  # real files without `latencies`: e2el is rebuilt from the gaps, so they are read
+        path = str(next(p for p in ORACLE_VLLM if p.name.startswith(source)))
+    full = one_run(path)
+    lean = one_run(path, gaps=False)
+    if lean.requests.e2el_reconstructed:  # gaps were needed after all, and read
+        assert full.requests.e2el_reconstructed and source.startswith("llmk8s")
+    else:
+        assert lean.requests.gaps is None and "chunk_gap" not in summarize(lean).samples
+    pcts = ("50", "90", "99")
+    assert _without_gaps(summarize(lean, percentiles=pcts)) == _without_gaps(
+        summarize(full, percentiles=pcts)
+    )
+
+
+@pytest.mark.parametrize(
+    "itls, code",
+    [
+        ([[0.01, -0.02, 0.03], [0.01] * 4, []], "E308"),  # a negative gap
+        ([[0.01, 0.02, 0.03], [0.01] * 4], "E313"),  # a row short
+    ],
+    ids=["negative", "row-short"],
+)
+def test_unread_gaps_are_not_checked_but_read_gaps_are(tmp_path, itls, code):
+    path = write(tmp_path, "v.json", json.dumps(vllm_current(itls=itls)))
+    runs, diags = load_runs(path)
+    assert not runs and diags[0].code == code
+    run = one_run(path, gaps=False)  # the comparison reads no gap: the column is not parsed
+    assert summarize(run).samples["tpot"].size == 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a": 1, "itls": [[1, 2], []], "b": [3]}',
+        b'{"a": 1, "b": [3], "itls": [[1, 2], [ ]]  }\n',
+        b'{"s": "\\"itls\\": [9]", "itls": [], "b": 2}',
+        b'{\n  "itls": [\n    [1],\n    [2]\n  ],\n  "b": 2\n}',
+    ],
+    ids=["middle", "last", "decoy-in-string", "pretty"],
+)
+def test_skipped_array_leaves_the_rest_of_the_document(text):
+    doc, arrays = jsonscan.load_bytes(text, skip=("itls",))
+    whole = json.loads(text)
+    del whole["itls"]
+    assert doc == whole and arrays == {}
+
+
+def test_skipped_array_holding_text_is_read_whole():
+    doc, _ = jsonscan.load_bytes(b'{"itls": [[1], ["x"]], "b": 2}', skip=("itls",))
+    assert doc == {"itls": [[1], ["x"]], "b": 2}  # the reader then reports it (E305)
