@@ -1,12 +1,12 @@
-"""SVG figures (matplotlib, imported lazily) and figures.csv: deterministic, byte for byte."""
+"""SVG figures (drawn by cmpc.report.svg) and figures.csv: deterministic, byte for byte."""
 
 from __future__ import annotations
 
 import csv
 import io
-import math
 import textwrap
 
+from cmpc.report import svg
 from cmpc.report.text import csv_value, number, ratio
 
 COLORS = (
@@ -21,60 +21,16 @@ COLORS = (
     "#bcbd22",
     "#17becf",
 )
-RC = {
-    "svg.hashsalt": "cmpc",
-    "svg.fonttype": "none",
-    "text.parse_math": False,
-    "font.family": "DejaVu Sans",
-    "font.size": 9.0,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "path.simplify": False,
-}
-METADATA = {"Date": None, "Creator": None}
-
-
-def _finite(x) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+_finite = svg.finite
 
 
 def _text(label: object) -> str:
-    """Spec text for a plot: one line; a leading `_` would hide a legend entry."""
-    text = " ".join(str(label).split())
-    return "\u200b" + text if text.startswith("_") else text
-
-
-def _legend_below(fig, ax, ncol: int) -> None:
-    """The legend under the axes, the figure grown to hold it, so it never covers data."""
-    handles, names = ax.get_legend_handles_labels()
-    if not handles:
-        fig.tight_layout()
-        return
-    ncol = max(1, min(ncol, len(handles)))
-    rows = math.ceil(len(handles) / ncol)
-    width, height = fig.get_size_inches()
-    extra = 0.2 + 0.17 * rows
-    fig.set_size_inches(width, height + extra)
-    fig.legend(handles, names, loc="lower center", ncol=ncol, fontsize=7, frameon=False)
-    fig.tight_layout(rect=(0, extra / (height + extra), 1, 1))
+    """Spec text for a plot: one line."""
+    return " ".join(str(label).split())
 
 
 def _wrap(label: object, width: int = 16) -> str:
     return textwrap.fill(_text(label), width)
-
-
-def _svg(draw) -> str:
-    import matplotlib
-    from matplotlib.backends.backend_svg import FigureCanvasSVG
-    from matplotlib.figure import Figure
-
-    with matplotlib.rc_context(RC):
-        fig = Figure(figsize=(7.5, 4.2))
-        FigureCanvasSVG(fig)
-        draw(fig)
-        buffer = io.StringIO()
-        fig.savefig(buffer, format="svg", metadata=METADATA)
-    return buffer.getvalue()
 
 
 def has_sweep(results: dict) -> bool:
@@ -103,7 +59,7 @@ def frontier_svg(results: dict, order: list[str], labels: dict[str, str]) -> str
     """Throughput per unit against interactivity: points, frontier as read, target, reads."""
     import numpy as np
 
-    from cmpc.frontier import Point, read_at
+    from cmpc.frontier import Point
 
     systems = results.get("systems") or {}
     latency = (results.get("conditions") or {}).get("latency") or {}
@@ -111,102 +67,68 @@ def frontier_svg(results: dict, order: list[str], labels: dict[str, str]) -> str
     target = (latency.get("target") or {}).get("interactivity_tok_s_user")
     scales, unit = _scale(results)
 
-    def draw(fig):
-        ax = fig.add_subplot(1, 1, 1)
-        unreachable = []
-        for i, name in enumerate(order):
-            s = systems.get(name) or {}
-            points = s.get("points") or []
-            if not points:
-                continue
-            k = scales.get(name, 1.0)
-            origin = "measured" if s.get("data") == "runs" else "reported"
-            origin = "synthetic" if results.get("synthetic") else origin
-            color = COLORS[i % len(COLORS)]
-            label = _text(labels[name])
-            xs = [p["interactivity_tok_s_user"] for p in points]
-            ys = [p["throughput_per_gpu"] * k for p in points]
-            ax.scatter(
-                xs,
-                ys,
-                s=18,
-                color=color,
-                alpha=0.55,
-                linewidths=0,
-                label=f"{label}: {origin} points",
+    marks, unreachable = [], []
+    for i, name in enumerate(order):
+        s = systems.get(name) or {}
+        points = s.get("points") or []
+        if not points:
+            continue
+        k = scales.get(name, 1.0)
+        origin = "measured" if s.get("data") == "runs" else "reported"
+        origin = "synthetic" if results.get("synthetic") else origin
+        color = COLORS[i % len(COLORS)]
+        label = _text(labels[name])
+        xs = tuple(p.get("interactivity_tok_s_user") for p in points)
+        ys = tuple(_times(p.get("throughput_per_gpu"), k) for p in points)
+        marks.append(svg.Points(xs, ys, color, f"{label}: {origin} points", size=3.5, opacity=0.55))
+        front = [
+            Point(p["interactivity_tok_s_user"], p["throughput_per_gpu"])
+            for p in s.get("frontier") or []
+        ]
+        if len(front) >= 2:
+            grid = np.linspace(front[0].interactivity, front[-1].interactivity, 161)
+            curve = _curve(front, grid, method)
+            ys = tuple(_times(c, k) for c in curve)
+            marks.append(
+                svg.Line(tuple(float(x) for x in grid), ys, color, f"{label}: frontier ({method})")
             )
-            front = [
-                Point(p["interactivity_tok_s_user"], p["throughput_per_gpu"])
-                for p in s.get("frontier") or []
-            ]
-            if len(front) >= 2:
-                grid = np.linspace(front[0].interactivity, front[-1].interactivity, 161)
-                curve = [read_at(front, float(x), method).value for x in grid]
-                ax.plot(
-                    grid,
-                    [c * k for c in curve],
-                    color=color,
-                    linewidth=1.6,
-                    label=f"{label}: frontier ({method})",
+        elif front:
+            marks.append(
+                svg.Points(
+                    (front[0].interactivity,),
+                    (_times(front[0].throughput, k),),
+                    color,
+                    f"{label}: frontier (one point)",
+                    shape="square",
+                    size=4.5,
                 )
-            elif front:
-                ax.plot(
-                    [front[0].interactivity],
-                    [front[0].throughput * k],
-                    color=color,
-                    marker="s",
-                    linestyle="none",
-                    label=f"{label}: frontier (one point)",
-                )
-            at = s.get("at_target") or {}
-            value = at.get("throughput_per_gpu")
-            if _finite(value) and _finite(target):
-                ax.plot(
-                    [target],
-                    [value * k],
-                    marker="D",
-                    markersize=7,
-                    color=color,
-                    markeredgecolor="black",
-                    linestyle="none",
-                    label=f"{label}: read at target",
-                )
-            elif at.get("reachable") is False:
-                unreachable.append((name, color))
-        if _finite(target):
-            ax.axvline(
-                target,
-                color="black",
-                linestyle="--",
-                linewidth=1.0,
-                label=f"target {target:g} tok/s/user",
             )
-            for j, (name, color) in enumerate(unreachable):
-                ax.annotate(
-                    f"{_text(labels[name])}: unreachable",
-                    xy=(target, 0),
-                    xycoords=("data", "axes fraction"),
-                    xytext=(4, 6 + 12 * j),
-                    textcoords="offset points",
-                    color=color,
-                    fontsize=8,
+        at = s.get("at_target") or {}
+        value = at.get("throughput_per_gpu")
+        if _finite(value) and _finite(target):
+            marks.append(
+                svg.Points(
+                    (target,),
+                    (value * k,),
+                    color,
+                    f"{label}: read at target",
+                    shape="diamond",
+                    size=6.5,
+                    edge="black",
                 )
-                ax.plot(
-                    [target],
-                    [0.02],
-                    marker="x",
-                    color=color,
-                    markersize=8,
-                    transform=ax.get_xaxis_transform(),
-                    linestyle="none",
-                )
-        ax.set_xlabel("interactivity (tok/s/user)")
-        ax.set_ylabel(f"throughput ({unit})")
-        ax.set_ylim(bottom=0)
-        ax.grid(True, linewidth=0.4, alpha=0.5)
-        _legend_below(fig, ax, 3)
-
-    return _svg(draw)
+            )
+        elif at.get("reachable") is False:
+            unreachable.append((name, color))
+    if _finite(target):
+        marks.append(svg.VLine(target, "black", f"target {target:g} tok/s/user"))
+        for j, (name, color) in enumerate(unreachable):
+            marks.append(svg.Flag(target, f"{_text(labels[name])}: unreachable", color, j))
+    axes = svg.Axes(
+        tuple(marks),
+        xlabel="interactivity (tok/s/user)",
+        ylabel=f"throughput ({_text(unit)})",
+    )
+    return svg.render(svg.Chart((axes,), "Throughput against interactivity", columns=3))
 
 
 def summary_svg(view: dict, results: dict, order: list[str], labels: dict[str, str]) -> str:
@@ -230,57 +152,77 @@ def summary_svg(view: dict, results: dict, order: list[str], labels: dict[str, s
         tput_label = f"throughput {unit} relative to {_text(labels.get(baseline, baseline))}"
     scenarios = view["cost"]["scenarios"]
 
-    def draw(fig):
-        left, right = fig.subplots(1, 2)
-        xs = list(range(len(order)))
-        heights = [tput[n] if _finite(tput[n]) else 0.0 for n in order]
-        bars = left.bar(xs, heights, color=[COLORS[i % len(COLORS)] for i in xs], width=0.6)
-        for bar, n in zip(bars, order, strict=True):
-            shown = ratio(tput[n]) if tput is not absolute else str(number(tput[n]))
-            left.annotate(
-                shown if _finite(tput[n]) else "n/a",
-                (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                xytext=(0, 3),
-                textcoords="offset points",
-                ha="center",
-                fontsize=8,
-            )
-        left.set_xticks(xs, [_wrap(labels[n]) for n in order], fontsize=7)
-        left.set_ylabel(tput_label, fontsize=8)
-        left.set_title("throughput", fontsize=9)
-        width = 0.8 / max(len(order), 1)
-        for i, n in enumerate(order):
-            gx = [g + (i - (len(order) - 1) / 2) * width for g in range(len(scenarios))]
-            vals = [row["values"].get(n) for row in scenarios]
-            hs = [v if _finite(v) else 0.0 for v in vals]
-            bars = right.bar(
-                gx, hs, width=width * 0.95, color=COLORS[i % len(COLORS)], label=_text(labels[n])
-            )
-            for bar, v in zip(bars, vals, strict=True):
-                right.annotate(
-                    ratio(v) if _finite(v) else "n/a",
-                    (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                    xytext=(0, 3),
-                    textcoords="offset points",
-                    ha="center",
-                    fontsize=7,
-                )
-        right.set_xticks(
-            range(len(scenarios)), [_wrap(r["scenario"], 12) for r in scenarios], fontsize=7
+    xs = tuple(float(i) for i in range(len(order)))
+    left = [
+        svg.Bars(
+            (x,),
+            (tput[n] if _finite(tput[n]) else 0.0,),
+            COLORS[i % len(COLORS)],
+            0.6,
+            notes=(_shown(tput[n], absolute=tput is absolute),),
         )
-        right.set_ylabel(
-            f"cost per token relative to {_text(labels.get(baseline, baseline))}", fontsize=8
+        for i, (x, n) in enumerate(zip(xs, order, strict=True))
+    ]
+    width = 0.8 / max(len(order), 1)
+    right = []
+    for i, n in enumerate(order):
+        gx = tuple(g + (i - (len(order) - 1) / 2) * width for g in range(len(scenarios)))
+        vals = [row["values"].get(n) for row in scenarios]
+        right.append(
+            svg.Bars(
+                gx,
+                tuple(v if _finite(v) else 0.0 for v in vals),
+                COLORS[i % len(COLORS)],
+                width * 0.95,
+                label=_text(labels[n]),
+                notes=tuple(_shown(v) for v in vals),
+                note_size=9.5,
+            )
         )
-        right.set_title("cost per token by price scenario", fontsize=9)
+    tops = [v for row in scenarios for v in row["values"].values() if _finite(v)]
+    baseline_label = _text(labels.get(baseline, baseline))
+    panels = (
+        svg.Axes(
+            tuple(left),
+            ylabel=tput_label,
+            title="throughput",
+            categories=tuple(_wrap(labels[n]) for n in order),
+            ytop=_headroom([tput[n] for n in order]),
+        ),
+        svg.Axes(
+            tuple(right),
+            ylabel=f"cost per token relative to {baseline_label}",
+            title="cost per token by price scenario",
+            categories=tuple(_wrap(r["scenario"], 12) for r in scenarios),
+            ytop=max(tops, default=1.0) * 1.3,
+        ),
+    )
+    return svg.render(svg.Chart(panels, "Throughput and cost per token", columns=3))
 
-        tops = [v for row in scenarios for v in row["values"].values() if _finite(v)]
-        right.set_ylim(0, max(tops, default=1.0) * 1.3)
-        for ax in (left, right):
-            ax.set_ylim(bottom=0)
-            ax.grid(True, axis="y", linewidth=0.4, alpha=0.5)
-        _legend_below(fig, right, 3)
 
-    return _svg(draw)
+def _curve(front: list, grid, method: str) -> list:
+    """The frontier as read at each grid point: `read_at`'s values, in one pass for Steffen."""
+    from cmpc.frontier import Method, read_at, steffen_curve
+
+    if Method(method) is Method.STEFFEN:  # read_at reads steffen_curve one target at a time
+        return [float(v) for v in steffen_curve(front, grid)]
+    return [read_at(front, float(x), method).value for x in grid]
+
+
+def _shown(value: object, absolute: bool = False) -> str:
+    if not _finite(value):
+        return "n/a"
+    return str(number(value)) if absolute else ratio(value)
+
+
+def _headroom(values: list) -> float | None:
+    """Room above the tallest bar for its value note."""
+    tops = [v for v in values if _finite(v) and v > 0]
+    return max(tops) * 1.12 if tops else None
+
+
+def _times(value: object, k: float) -> float | None:
+    return value * k if _finite(value) else None
 
 
 def figures_csv(rows: list[dict]) -> str:

@@ -1,0 +1,415 @@
+"""A small SVG chart writer: axes and series specs to SVG text, the same bytes everywhere."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
+PAD = 8.0
+SIZE = 12.0  # tick labels, axis labels
+SMALL = 9.5  # legend, category labels
+TITLE = 12.0
+LEGEND_ROW = 16.0
+MAX_TICKS = 8
+MAX_LINES = 3  # of a category label
+# DejaVu Sans advance widths in em; a character not listed counts as AVERAGE.
+AVERAGE = 0.62
+WIDTHS = {
+    **dict.fromkeys(" .,:;'!|ijlI", 0.3),
+    **dict.fromkeys('()[]{}/\\-ftr`"', 0.38),
+    **dict.fromkeys("0123456789$#*+<=>?^_~abcdeghknopqsuvxyzJL", 0.62),
+    **dict.fromkeys("ABCEFKPRSTVXYZ", 0.69),
+    **dict.fromkeys("DGHNOQU&%", 0.78),
+    **dict.fromkeys("mwMW@", 0.92),
+}
+# Characters XML 1.0 cannot hold (controls, lone surrogates, U+FFFE/F): dropped from text.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+@dataclass(frozen=True)
+class Points:
+    """Markers at data coordinates: circle, square, diamond or x."""
+
+    xs: tuple
+    ys: tuple
+    color: str
+    label: str = ""
+    shape: str = "circle"
+    size: float = 3.0
+    opacity: float = 1.0
+    edge: str = ""
+
+
+@dataclass(frozen=True)
+class Line:
+    """A polyline through data coordinates."""
+
+    xs: tuple
+    ys: tuple
+    color: str
+    label: str = ""
+    width: float = 2.0
+    dashed: bool = False
+
+
+@dataclass(frozen=True)
+class VLine:
+    """A vertical line across the plot at data x."""
+
+    x: float
+    color: str
+    label: str = ""
+    width: float = 1.3
+    dashed: bool = True
+
+
+@dataclass(frozen=True)
+class Flag:
+    """An x marker at the foot of the plot at data x, its note beside it, stacked by row."""
+
+    x: float
+    text: str
+    color: str
+    row: int = 0
+
+
+@dataclass(frozen=True)
+class Bars:
+    """Bars from 0 at data xs, each with a note above it."""
+
+    xs: tuple
+    heights: tuple
+    color: str
+    width: float
+    label: str = ""
+    notes: tuple = ()
+    note_size: float = 10.5
+
+
+@dataclass(frozen=True)
+class Axes:
+    """One plot: its marks, labels, y from 0 (or below, for negative data)."""
+
+    marks: tuple
+    xlabel: str = ""
+    ylabel: str = ""
+    title: str = ""
+    categories: tuple = ()  # x tick labels at 0, 1, ... instead of numeric x ticks ("\n" wraps)
+    ytop: float | None = None
+    xgrid: bool = True
+
+
+@dataclass(frozen=True)
+class Chart:
+    """Panels side by side with one legend below them, never over them."""
+
+    panels: tuple
+    title: str
+    columns: int = 3
+    width: float = 720.0
+    height: float = 400.0
+
+
+def finite(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def text_width(text: str, size: float) -> float:
+    """Estimated rendered width in px (wide scripts count a full em)."""
+    return size * sum(WIDTHS.get(c, 1.0 if ord(c) >= 0x2E80 else AVERAGE) for c in text)
+
+
+def fit(text: str, size: float, room: float) -> str:
+    """The text, cut with an ellipsis to fit `room` px."""
+    text = _NOT_XML.sub("", text)
+    if text_width(text, size) <= room:
+        return text
+    while text and text_width(text + "…", size) > room:
+        text = text[:-1]
+    return text + "…" if text else ""
+
+
+def esc(text: str) -> str:
+    text = _NOT_XML.sub("", text)
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def num(v: float) -> str:
+    """A coordinate: two decimals, no trailing zeros, never `-0`."""
+    s = f"{round(v, 2) + 0.0:.2f}".rstrip("0").rstrip(".")
+    return "0" if s == "-0" else s
+
+
+def ticks(lo: float, hi: float, most: int = MAX_TICKS) -> tuple[list[float], float]:
+    """Ticks within [lo, hi] at 1, 2, 2.5 or 5 × 10^k steps, at most `most`; and the step."""
+    span = hi - lo
+    e = math.floor(math.log10(span / (most - 1)))
+    for m in (1.0, 2.0, 2.5, 5.0, 10.0):
+        step = m * 10.0**e
+        first, last = math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9)
+        if last - first + 1 <= most:
+            return [k * step for k in range(first, last + 1)], step
+    return [lo, hi], span  # not reached: a 10^(e+1) step always fits
+
+
+def tick_labels(values: list[float], step: float) -> list[str]:
+    """Tidy labels: as many decimals as the step needs, thousands separated, M/G/T past 10^6."""
+    top = max((abs(v) for v in values), default=0.0)
+    scale, suffix = 1.0, ""
+    for power, name in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M")):
+        if top >= power:
+            scale, suffix = power, name
+            break
+    step /= scale
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9))
+    if round(step * 10**decimals, 6) % 1:  # a 2.5 × 10^k step needs one more
+        decimals += 1
+    return [f"{v / scale + 0.0:,.{min(decimals, 12)}f}{suffix}" for v in values]
+
+
+def _pairs(xs, ys):
+    return [(x, y) for x, y in zip(xs, ys, strict=False) if finite(x) and finite(y)]
+
+
+def _extent(values: list[float]) -> tuple[float, float]:
+    lo, hi = min(values), max(values)
+    if hi - lo <= 1e-9 * max(abs(lo), abs(hi)):  # one value: give it room, as a span
+        pad = abs(hi) * 0.1 or 1.0
+        return lo - pad, hi + pad
+    return lo, hi
+
+
+class _Panel:
+    """An Axes measured: its data ranges, ticks and the margins its labels need."""
+
+    def __init__(self, axes: Axes):
+        self.axes = axes
+        xs, ys = [], [0.0]
+        for m in axes.marks:
+            if isinstance(m, Points | Line):
+                for x, y in _pairs(m.xs, m.ys):
+                    xs.append(x)
+                    ys.append(y)
+            elif isinstance(m, VLine | Flag) and finite(m.x):
+                xs.append(m.x)
+            elif isinstance(m, Bars):
+                ys.extend(h for h in m.heights if finite(h))
+        if axes.categories:
+            self.x0, self.x1 = -0.5, len(axes.categories) - 0.5
+        else:
+            lo, hi = _extent(xs or [0.0])
+            self.x0, self.x1 = lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)
+        lo, hi = _extent(ys)
+        top = axes.ytop if finite(axes.ytop) and axes.ytop > lo else None
+        self.y1 = top if top is not None else hi + 0.05 * (hi - lo) * (1 if hi > 0 else 0)
+        self.y0 = lo - 0.05 * (hi - lo) if lo < 0 else lo
+        if self.y1 - self.y0 <= 1e-9 * max(abs(self.y0), abs(self.y1)):
+            self.y0, self.y1 = _extent([self.y0])
+        self.yticks, ystep = ticks(self.y0, self.y1)
+        self.ylabels = tick_labels(self.yticks, ystep)
+        if axes.categories:
+            self.xticks = [float(i) for i in range(len(axes.categories))]
+            self.xlabels = [c.split("\n") for c in axes.categories]
+        else:
+            self.xticks, xstep = ticks(self.x0, self.x1)
+            self.xlabels = [[s] for s in tick_labels(self.xticks, xstep)]
+        self.xsize = SMALL if axes.categories else SIZE
+        lines = min(MAX_LINES, max((len(ls) for ls in self.xlabels), default=1))
+        self.bottom = 6 + lines * self.xsize * 1.2 + (SIZE * 1.6 if axes.xlabel else 0)
+        self.top = TITLE * 2 if axes.title else PAD * 1.5
+
+    def left(self, slot: float) -> float:
+        widest = max((text_width(s, SIZE) for s in self.ylabels), default=0.0)
+        return min(widest + 8 + (SIZE * 1.6 if self.axes.ylabel else 0) + PAD, 0.45 * slot)
+
+
+def _path(*points) -> str:
+    return "M" + "L".join(f"{num(x)} {num(y)}" for x, y in points)
+
+
+class _Canvas:
+    def __init__(self):
+        self.out: list[str] = []
+
+    def add(self, element: str) -> None:
+        self.out.append(element)
+
+    def text(self, x, y, s, size, anchor="start", color="#000", rotate=False) -> None:
+        turn = f' transform="rotate(-90 {num(x)} {num(y)})"' if rotate else ""
+        self.add(
+            f'<text x="{num(x)}" y="{num(y)}" font-size="{num(size)}" text-anchor="{anchor}"'
+            f' fill="{color}"{turn}>{esc(s)}</text>'
+        )
+
+    def marker(self, x, y, shape, size, color, opacity=1.0, edge="") -> None:
+        paint = f'fill="{color}"' + (f' fill-opacity="{num(opacity)}"' if opacity < 1 else "")
+        paint += f' stroke="{edge}" stroke-width="1"' if edge else ""
+        r = size
+        corners = {
+            "square": ((x - r, y - r), (x + r, y - r), (x + r, y + r), (x - r, y + r)),
+            "diamond": ((x, y - r), (x + r, y), (x, y + r), (x - r, y)),
+        }
+        if shape in corners:
+            self.add(f'<path d="{_path(*corners[shape])}Z" {paint}/>')
+        elif shape == "x":
+            d = _path((x - r, y - r), (x + r, y + r)) + _path((x - r, y + r), (x + r, y - r))
+            self.add(f'<path d="{d}" fill="none" stroke="{color}" stroke-width="1.6"/>')
+        else:
+            self.add(f'<circle cx="{num(x)}" cy="{num(y)}" r="{num(r)}" {paint}/>')
+
+    def line(self, x1, y1, x2, y2, color, width, dashed=False, opacity=1.0) -> None:
+        dash = ' stroke-dasharray="5 3"' if dashed else ""
+        alpha = f' stroke-opacity="{num(opacity)}"' if opacity < 1 else ""
+        self.add(
+            f'<line x1="{num(x1)}" y1="{num(y1)}" x2="{num(x2)}" y2="{num(y2)}"'
+            f' stroke="{color}" stroke-width="{num(width)}"{dash}{alpha}/>'
+        )
+
+
+def _legend_entries(chart: Chart) -> list:
+    return [m for p in chart.panels for m in p.marks if not isinstance(m, Flag) and m.label]
+
+
+def _swatch(c: _Canvas, m, x: float, y: float) -> None:
+    if isinstance(m, Points):
+        c.marker(x + 9, y, m.shape, min(m.size, 5.0), m.color, m.opacity, m.edge)
+    elif isinstance(m, Bars):
+        c.add(f'<rect x="{num(x + 2)}" y="{num(y - 5)}" width="14" height="10" fill="{m.color}"/>')
+    else:
+        c.line(x, y, x + 18, y, m.color, m.width, m.dashed)
+
+
+def render(chart: Chart) -> str:
+    """The chart as a standalone SVG document."""
+    width = chart.width
+    entries = _legend_entries(chart)
+    ncol = max(1, min(chart.columns, len(entries)))
+    rows = math.ceil(len(entries) / ncol)
+    height = chart.height + (rows * LEGEND_ROW + 2 * PAD if entries else 0)
+    panels = [_Panel(a) for a in chart.panels]
+    slot = (width - PAD) / max(len(panels), 1)
+    top = max((p.top for p in panels), default=PAD)
+    bottom = chart.height - max((p.bottom for p in panels), default=PAD)
+    c = _Canvas()
+    c.add(
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{num(width)}" height="{num(height)}"'
+        f' viewBox="0 0 {num(width)} {num(height)}" font-family="{FONT}">'
+    )
+    c.add(f"<title>{esc(chart.title)}</title>")
+    c.add(f'<rect width="{num(width)}" height="{num(height)}" fill="#fff"/>')
+    for i, p in enumerate(panels):
+        _draw_panel(c, p, i * slot, slot, top, bottom)
+    if entries:
+        _draw_legend(c, entries, ncol, rows, width, chart.height + PAD)
+    c.add("</svg>")
+    return "\n".join(c.out) + "\n"
+
+
+def _draw_panel(c: _Canvas, p: _Panel, x0: float, slot: float, top: float, bottom: float):
+    a = p.axes
+    left, right = x0 + p.left(slot), x0 + slot - PAD
+    label_room = left - x0 - PAD - 8 - (SIZE * 1.6 if a.ylabel else 0) + 0.5
+    pw, ph = right - left, bottom - top
+
+    def px(x: float) -> float:
+        return left + (x - p.x0) / (p.x1 - p.x0) * pw
+
+    def py(y: float) -> float:
+        return bottom - (y - p.y0) / (p.y1 - p.y0) * ph
+
+    for t in p.yticks:
+        c.line(left, py(t), right, py(t), "#b0b0b0", 0.6, opacity=0.5)
+    if a.xgrid and not a.categories:
+        for t in p.xticks:
+            c.line(px(t), top, px(t), bottom, "#b0b0b0", 0.6, opacity=0.5)
+    for m in a.marks:
+        if isinstance(m, Bars):
+            for j, (x, h) in enumerate(zip(m.xs, m.heights, strict=False)):
+                if not finite(x):
+                    continue
+                h = h if finite(h) else 0.0
+                y_top, y_foot = py(max(h, 0.0)), py(min(h, 0.0))
+                c.add(
+                    f'<rect x="{num(px(x - m.width / 2))}" y="{num(y_top)}"'
+                    f' width="{num(pw * m.width / (p.x1 - p.x0))}"'
+                    f' height="{num(y_foot - y_top)}" fill="{m.color}"/>'
+                )
+                if j < len(m.notes):
+                    c.text(px(x), max(y_top - 4, m.note_size), m.notes[j], m.note_size, "middle")
+        elif isinstance(m, Line):
+            pts = _pairs(m.xs, m.ys)
+            if len(pts) >= 2:
+                d = " ".join(f"{num(px(x))},{num(py(y))}" for x, y in pts)
+                dash = ' stroke-dasharray="5 3"' if m.dashed else ""
+                c.add(
+                    f'<polyline points="{d}" fill="none" stroke="{m.color}"'
+                    f' stroke-width="{num(m.width)}" stroke-linejoin="round"{dash}/>'
+                )
+        elif isinstance(m, Points):
+            for x, y in _pairs(m.xs, m.ys):
+                c.marker(px(x), py(y), m.shape, m.size, m.color, m.opacity, m.edge)
+        elif isinstance(m, VLine) and finite(m.x):
+            c.line(px(m.x), top, px(m.x), bottom, m.color, m.width, m.dashed)
+        elif isinstance(m, Flag) and finite(m.x):
+            x = px(m.x)
+            c.marker(x, bottom - 0.02 * ph, "x", 4.0, m.color)
+            # a note past the middle reads leftwards, so it stays inside the plot
+            leftwards = x > left + pw / 2
+            room = (x - left if leftwards else right - x) - 6
+            y = bottom - 8 - 16 * m.row
+            note, anchor = fit(m.text, 10.5, room), "end" if leftwards else "start"
+            c.text(x - 6 if leftwards else x + 6, y, note, 10.5, anchor, m.color)
+    c.line(left, bottom, right, bottom, "#000", 1.0)
+    c.line(left, top, left, bottom, "#000", 1.0)
+    for t, s in zip(p.yticks, p.ylabels, strict=True):
+        c.line(left - 4, py(t), left, py(t), "#000", 1.0)
+        c.text(left - 6, py(t) + SIZE * 0.35, fit(s, SIZE, label_room), SIZE, "end")
+    room = pw / max(len(p.xticks), 1) - 2 if a.categories else pw
+    for t, lines in zip(p.xticks, p.xlabels, strict=True):
+        c.line(px(t), bottom, px(t), bottom + 4, "#000", 1.0)
+        shown = lines[:MAX_LINES]
+        if len(lines) > MAX_LINES:
+            shown[-1] += "…"
+        for k, s in enumerate(shown):
+            y = bottom + 6 + p.xsize * (1 + 1.2 * k)
+            c.text(px(t), y, fit(s, p.xsize, room), p.xsize, "middle")
+    if a.xlabel:
+        c.text((left + right) / 2, bottom + p.bottom - 4, fit(a.xlabel, SIZE, pw), SIZE, "middle")
+    if a.ylabel:
+        c.text(
+            x0 + PAD + SIZE,
+            (top + bottom) / 2,
+            fit(a.ylabel, SIZE, ph),
+            SIZE,
+            "middle",
+            rotate=True,
+        )
+    if a.title:
+        c.text((left + right) / 2, top - TITLE * 0.7, fit(a.title, TITLE, pw), TITLE, "middle")
+
+
+def _draw_legend(c: _Canvas, entries: list, ncol: int, rows: int, width: float, y0: float):
+    # column-major, as matplotlib fills a legend: one system's entries stay together
+    columns = [entries[k * rows : (k + 1) * rows] for k in range(ncol)]
+    natural = [max(26 + text_width(m.label, SMALL) + 12 for m in col) for col in columns if col]
+    widths = _share(natural, width - 2 * PAD)
+    x = (width - sum(widths)) / 2
+    for col, w in zip(columns, widths, strict=False):
+        for r, m in enumerate(col):
+            y = y0 + LEGEND_ROW * (r + 0.5)
+            _swatch(c, m, x, y)
+            c.text(x + 24, y + SMALL * 0.35, fit(m.label, SMALL, w - 36), SMALL)
+        x += w
+
+
+def _share(wanted: list[float], room: float) -> list[float]:
+    """Column widths within `room`: narrow columns keep theirs, wide ones split what is left."""
+    cap, left = math.inf, room
+    for k, w in enumerate(sorted(wanted)):
+        if w * (len(wanted) - k) > left:
+            cap = left / (len(wanted) - k)
+            break
+        left -= w
+    return [min(w, cap) for w in wanted]
