@@ -14,6 +14,7 @@ TITLE = 12.0
 LEGEND_ROW = 16.0
 MAX_TICKS = 8
 MAX_LINES = 3  # of a category label
+SI = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e-6, "µ"), (1e-9, "n"), (1e-12, "p"))
 # DejaVu Sans advance widths in em; a character not listed counts as AVERAGE.
 AVERAGE = 0.62
 WIDTHS = {
@@ -155,13 +156,13 @@ def ticks(lo: float, hi: float, most: int = MAX_TICKS) -> tuple[list[float], flo
 
 
 def tick_labels(values: list[float], step: float) -> list[str]:
-    """Tidy labels: as many decimals as the step needs, thousands separated, M/G/T past 10^6."""
+    """Tidy labels: the decimals the step needs, thousands separated, SI suffix past 10^±6."""
     top = max((abs(v) for v in values), default=0.0)
     scale, suffix = 1.0, ""
-    for power, name in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M")):
-        if top >= power:
-            scale, suffix = power, name
-            break
+    if top >= 1e6:
+        scale, suffix = next((p, n) for p, n in SI if p <= top or n == "M")
+    elif 0 < top < 1e-3:
+        scale, suffix = next((p, n) for p, n in reversed(SI) if p >= top * 1e-3 or n == "µ")
     step /= scale
     decimals = max(0, -math.floor(math.log10(step) + 1e-9))
     if round(step * 10**decimals, 6) % 1:  # a 2.5 × 10^k step needs one more
@@ -175,10 +176,15 @@ def _pairs(xs, ys):
 
 def _extent(values: list[float]) -> tuple[float, float]:
     lo, hi = min(values), max(values)
-    if hi - lo <= 1e-9 * max(abs(lo), abs(hi)):  # one value: give it room, as a span
-        pad = abs(hi) * 0.1 or 1.0
+    if _singular(lo, hi):  # one value: give it room, as a span
+        pad = max(abs(hi) * 0.1, 1e-90) if abs(hi) > 1e-90 else 1.0
         return lo - pad, hi + pad
     return lo, hi
+
+
+def _singular(lo: float, hi: float) -> bool:
+    """Too narrow a range to tick in floating point."""
+    return hi - lo <= 1e-9 * max(abs(lo), abs(hi)) or hi - lo < 1e-90
 
 
 class _Panel:
@@ -205,7 +211,7 @@ class _Panel:
         top = axes.ytop if finite(axes.ytop) and axes.ytop > lo else None
         self.y1 = top if top is not None else hi + 0.05 * (hi - lo) * (1 if hi > 0 else 0)
         self.y0 = lo - 0.05 * (hi - lo) if lo < 0 else lo
-        if self.y1 - self.y0 <= 1e-9 * max(abs(self.y0), abs(self.y1)):
+        if _singular(self.y0, self.y1):
             self.y0, self.y1 = _extent([self.y0])
         self.yticks, ystep = ticks(self.y0, self.y1)
         self.ylabels = tick_labels(self.yticks, ystep)
