@@ -33,6 +33,23 @@ def test_report_matches_golden(spec: Path, in_repo, tmp_path, golden):
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
+def test_figures_match_golden(spec: Path, in_repo, tmp_path, golden, request):
+    """The SVGs too, byte for byte: cmpc draws them itself, the same in every environment."""
+    folder = GOLDEN / spec.stem
+    drawn = {
+        n: d for n, d in _build(spec, tmp_path / spec.stem).items() if n.startswith("figures/")
+    }
+    kept = {p.relative_to(folder).as_posix() for p in folder.glob("figures/*.svg")}
+    if request.config.getoption("--update-goldens"):
+        for stale in kept - set(drawn):
+            (folder / stale).unlink()
+    else:
+        assert sorted(drawn) == sorted(kept), "the build draws other figures than the goldens"
+    for name, data in drawn.items():
+        golden(folder / name, data.decode("utf-8"))
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
 def test_two_builds_are_byte_identical(spec: Path, in_repo, tmp_path):
     first = _build(spec, tmp_path / "first", html=True)
     second = _build(spec, tmp_path / "second", html=True)
