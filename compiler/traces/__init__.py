@@ -95,7 +95,7 @@ def load_runs(
                 help="the benchmark wrote nothing; re-run it or pass the right file",
             )
         ]
-    found = detect.candidates(head)
+    found = detect.candidates(head, among=format)
     if format is None:
         if not found:
             hint = detect.not_a_run_hint(head)
@@ -125,6 +125,7 @@ def load_runs(
             ]
         format = found[0]
     elif format not in found:
+        found = detect.candidates(head)  # every format, to say what the file looks like
         seen = f"; it looks like `{found[0]}`" if len(found) == 1 else ""
         return [], [
             error(

@@ -40,6 +40,9 @@ def _kind(value: object) -> str:
     return type(value).__name__
 
 
+_NUMBER_TYPES = {float, int}  # exact types: a JSON `true` is a bool, not a number
+
+
 def column(doc: Mapping, key: str, n: int | None = None, *, nulls: bool = False) -> np.ndarray:
     """`doc[key]` as a float64 column, checked for type, finiteness and length."""
     values = doc.get(key)
@@ -51,7 +54,7 @@ def column(doc: Mapping, key: str, n: int | None = None, *, nulls: bool = False)
         raise TraceError(
             f"`{key}` has {len(values)} entries but the run has {n} requests", f"`{key}`", "E313"
         )
-    if not nulls and all(type(v) is float or type(v) is int for v in values):
+    if not nulls and set(map(type, values)) <= _NUMBER_TYPES:
         out = np.array(values, dtype=np.float64)
         if np.all(np.isfinite(out)):
             return out

@@ -76,12 +76,19 @@ def _shape(head: str) -> str:
     return "object"
 
 
-def candidates(head: bytes) -> list[str]:
-    """Every format whose signature fits the first bytes of a file."""
+# A format's signature can also fit a file of these formats, which then win (rules below).
+_RIVALS = {"vllm": ("sglang",), "aiperf": ("aiperf-summary",)}
+
+
+def candidates(head: bytes, among: str | None = None) -> list[str]:
+    """Every format whose signature fits the first bytes of a file (only `among` and its
+    rivals when given: all a declared format needs, at a fraction of the regex searches)."""
     text = head.decode("utf-8", errors="replace")
     shape = _shape(text)
     found = []
-    for name, (want, patterns) in _SIGNATURES.items():
+    names = _SIGNATURES if among is None else (among, *_RIVALS.get(among, ()))
+    for name in names:
+        want, patterns = _SIGNATURES[name]
         if want == "lines" and shape not in ("lines", "object"):
             continue
         if want == "object" and shape not in ("object", "lines"):

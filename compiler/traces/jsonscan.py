@@ -62,33 +62,45 @@ class _Bytes:
 class _File:
     """A document read block by block: never held whole, so it costs no resident memory."""
 
-    BLOCK = 8 << 20
-    OVERLAP = 4096
+    SCAN = 1 << 20  # bytes searched at a time
+    OVERLAP = 4096  # kept between searched blocks: longer than any key pattern's match
 
     def __init__(self, handle):
         self.handle = handle
         self.size = os.fstat(handle.fileno()).st_size
+        self._buffer: bytearray | None = None
 
     def read(self, lo: int, hi: int) -> bytes:
         self.handle.seek(lo)
         return self.handle.read(max(0, min(hi, self.size) - lo))
 
+    def _fill(self, pos: int, hi: int) -> tuple[bytearray, int]:
+        """Bytes from `pos` (at most to `hi`) in one reused buffer: a fresh block per search
+        costs more in page faults than the search itself."""
+        if self._buffer is None:
+            self._buffer = bytearray(self.SCAN + self.OVERLAP)
+        self.handle.seek(pos)
+        want = max(0, min(min(hi, self.size) - pos, len(self._buffer)))
+        return self._buffer, self.handle.readinto(memoryview(self._buffer)[:want])
+
     def find(self, sub: bytes, lo: int, hi: int) -> int:
         pos = lo
         while pos < hi:
-            block = self.read(pos, min(hi, pos + self.BLOCK + len(sub)))
-            at = block.find(sub)
+            buffer, got = self._fill(pos, hi)
+            at = buffer.find(sub, 0, got)
             if at >= 0:
                 return pos + at
-            pos += self.BLOCK
+            if pos + got >= min(hi, self.size):
+                return -1
+            pos += got - len(sub) + 1
         return -1
 
     def rfind(self, sub: bytes, lo: int, hi: int) -> int:
         end = hi
         while end > lo:
-            start = max(lo, end - self.BLOCK)
-            block = self.read(start, min(hi, end + len(sub)))
-            at = block.rfind(sub)
+            start = max(lo, end - self.SCAN)
+            buffer, got = self._fill(start, min(hi, end + len(sub) - 1))
+            at = buffer.rfind(sub, 0, got)
             if at >= 0:
                 return start + at
             end = start
@@ -97,11 +109,13 @@ class _File:
     def search(self, pattern: re.Pattern, lo: int = 0):
         pos = lo
         while pos < self.size:
-            block = self.read(pos, pos + self.BLOCK + self.OVERLAP)
-            match = pattern.search(block)
+            buffer, got = self._fill(pos, self.size)
+            match = pattern.search(buffer, 0, got)
             if match is not None:
                 return pos + match.start(), pos + match.end()
-            pos += self.BLOCK
+            if pos + got >= self.size:
+                return None
+            pos += got - self.OVERLAP
         return None
 
 
