@@ -13,7 +13,7 @@ from cmpc.traces.common import build_requests, mapping, number, pick_fields
 from cmpc.traces.jsonscan import RaggedBuilder, TraceError
 from cmpc.traces.table import Published, Run
 
-_ICL = re.compile(rb'"inter_chunk_latency"\s*:\s*\{\s*"value"\s*:\s*(\[[^\[\]]*\])')
+_ICL = re.compile(rb'"inter_chunk_latency"\s*:\s*\{\s*"value"\s*:\s*\[')
 _MS = 1e-3
 # AIPerf record metrics and the cmpc metric each one is (AIPerf's ITL is cmpc's tpot).
 SUMMARY_METRICS = {

@@ -12,10 +12,11 @@ from cmpc.traces.jsonscan import RaggedBuilder, TraceError
 from cmpc.traces.table import Run
 
 NAME = "cmpc"
+SKIPS_GAPS = True  # `read(..., gaps=False)` parses two chunk times per request
 VERSION = 1
 _ARRAYS = {
-    "times": re.compile(rb'"chunk_times"\s*:\s*(\[[^\[\]]*\])'),
-    "tokens": re.compile(rb'"chunk_tokens"\s*:\s*(\[[^\[\]]*\])'),
+    "times": re.compile(rb'"chunk_times"\s*:\s*\['),
+    "tokens": re.compile(rb'"chunk_tokens"\s*:\s*\['),
 }
 _SCALARS = ("start", "first_token", "end", "input_tokens", "cached_input_tokens", "output_tokens")
 
@@ -34,7 +35,9 @@ def _header(doc: object, where: str) -> dict:
     return doc
 
 
-def read(path: str, fmt: str = NAME) -> list[Run]:
+def read(path: str, fmt: str = NAME, *, gaps: bool = True) -> list[Run]:
+    """The run of one trace; without `gaps`, each request keeps only its first and last chunk
+    time (all that TTFT, TPOT and E2EL need), so the numbers between are never parsed."""
     header = None
     rows: list[dict] = []
     wheres: list[str] = []
@@ -59,13 +62,35 @@ def read(path: str, fmt: str = NAME) -> list[Run]:
                     raise TraceError(f"`{key}` should be a list of numbers", where, "E305")
                 if value:
                     arrays[name] = b",".join(repr(number(v, f"`{key}`")).encode() for v in value)
+            if not gaps:
+                _ends_only(doc, arrays, where)
             times.add(arrays.get("times"), where)
             tokens.add(arrays.get("tokens"), where)
             rows.append(doc)
             wheres.append(where)
     if header is None:
         raise TraceError("the file has no header line", "line 1", "E312")
-    return [_build(path, fmt, header, rows, wheres, times.finish(), tokens.finish())]
+    return [_build(path, fmt, header, rows, wheres, times.finish(), tokens.finish(), gaps)]
+
+
+def _ends_only(doc: dict, arrays: dict[str, bytes], where: str) -> None:
+    """A request's chunk arrays cut to the first and last time; `chunk_tokens` summed into
+    `output_tokens` when the line does not give it (the only figure read from them)."""
+    times = arrays.get("times") or b""
+    first, last = times.find(b","), times.rfind(b",")
+    if first >= 0 and b"[" not in times and b"{" not in times:
+        arrays["times"] = times[:first] + times[last:]
+    body = arrays.pop("tokens", None)
+    if body is None or doc.get("output_tokens") is not None:
+        return
+    try:
+        values = jsonscan.parse_number_text(body, "chunk_tokens")
+    except TraceError as exc:
+        raise TraceError(str(exc), where, exc.code) from None
+    chunks = times.count(b",") + 1 if times.strip() else 0
+    if values.size != chunks:
+        raise TraceError("`chunk_tokens` and `chunk_times` differ in length", where, "E313")
+    doc["output_tokens"] = float(values.sum())
 
 
 def _loads(raw: bytes, where: str):
@@ -75,7 +100,7 @@ def _loads(raw: bytes, where: str):
         raise TraceError(str(exc), f"{where}, {exc.record}", exc.code) from None
 
 
-def _build(path, fmt, header, rows, wheres, times, tokens) -> Run:
+def _build(path, fmt, header, rows, wheres, times, tokens, keep_gaps=True) -> Run:
     n = len(rows)
     ok = np.zeros(n, dtype=bool)
     cols = {k: np.full(n, np.nan) for k in _SCALARS}
@@ -136,7 +161,7 @@ def _build(path, fmt, header, rows, wheres, times, tokens) -> Run:
     gap_ok = np.repeat(ok, gap_counts)
     requests = build_requests(
         ok,
-        gaps=jsonscan.Ragged(gaps[gap_ok], np.where(ok, gap_counts, 0)),
+        gaps=jsonscan.Ragged(gaps[gap_ok], np.where(ok, gap_counts, 0)) if keep_gaps else None,
         start=start - np.min(start) if n else start,
         ttft=first_token - start,
         e2el=end - start,

@@ -560,14 +560,21 @@ def load_bytes(
 def take_arrays(line: bytes, patterns: dict[str, re.Pattern]) -> tuple[bytes, dict[str, bytes]]:
     """Cut flat number arrays out of one JSONL line: (line with nulls, name -> inner text).
 
-    Each pattern's group 1 must span the array including its brackets.
+    Each pattern matches a key up to its array's opening bracket; the array ends at the next
+    `]` and must hold no other bracket (a flat array), else it is left to the JSON parser.
     """
     found: dict[str, bytes] = {}
     spans = []
     for name, pattern in patterns.items():
         match = pattern.search(line)
-        if match:
-            spans.append((match.start(1), match.end(1), name))
+        while match and match.start() and line[match.start() - 1] == 92:  # `\"`: in a string
+            match = pattern.search(line, match.end())
+        if not match:
+            continue
+        start = match.end() - 1
+        end = line.find(b"]", start)
+        if end >= 0 and line.find(b"[", start + 1, end) < 0:
+            spans.append((start, end + 1, name))
     if not spans:
         return line, found
     spans.sort()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -479,6 +480,32 @@ def test_vllm_without_gaps_gives_every_other_figure_unchanged(tmp_path, source):
     )
 
 
+def test_cmpc_trace_without_gaps_gives_every_other_figure_unchanged(tmp_path):
+    lines = [*TRACE, {"start": 0.4, "chunk_times": [0.9], "chunk_tokens": [1], "input_tokens": 5}]
+    path = write(tmp_path, "t.jsonl", trace_text(lines))
+    lean = one_run(path, gaps=False)
+    assert lean.requests.gaps is None and lean.requests.chunk_tokens is None
+    pcts = ("50", "90")
+    assert _without_gaps(summarize(lean, percentiles=pcts)) == _without_gaps(
+        summarize(one_run(path), percentiles=pcts)
+    )
+
+
+@pytest.mark.parametrize(
+    "change, code",
+    [
+        ({"chunk_tokens": [1, 2]}, "E313"),  # summed for output_tokens: lengths still checked
+        ({"chunk_times": [0.5, 0.6, 0.45]}, "E308"),  # the last chunk before the first
+        ({"start": 0.55}, "E308"),  # the first chunk before `start`
+    ],
+)
+def test_cmpc_trace_without_gaps_still_checks_what_it_reads(tmp_path, change, code):
+    lines = [dict(x) for x in TRACE]
+    lines[1].update(change)
+    runs, diags = load_runs(write(tmp_path, "t.jsonl", trace_text(lines)), gaps=False)
+    assert not runs and diags[0].code == code and diags[0].record.startswith("line 2"), diags
+
+
 @pytest.mark.parametrize(
     "itls, code",
     [
@@ -515,3 +542,21 @@ def test_skipped_array_leaves_the_rest_of_the_document(text):
 def test_skipped_array_holding_text_is_read_whole():
     doc, _ = jsonscan.load_bytes(b'{"itls": [[1], ["x"]], "b": 2}', skip=("itls",))
     assert doc == {"itls": [[1], ["x"]], "b": 2}  # the reader then reports it (E305)
+
+
+@pytest.mark.parametrize(
+    "line, taken",
+    [
+        (b'{"a": 1, "k": [1, 2], "b": 2}', {"k": b"1, 2"}),
+        (b'{"s": "\\"k\\": [9]", "k": [3]}', {"k": b"3"}),  # the first "k" is inside a string
+        (b'{"k": [[1], [2]]}', {}),  # not flat: left to the JSON parser
+        (b'{"k": []}', {"k": b""}),
+    ],
+    ids=["plain", "decoy-in-string", "nested", "empty"],
+)
+def test_take_arrays_cuts_flat_arrays_only(line, taken):
+    rest, found = jsonscan.take_arrays(line, {"k": re.compile(rb'"k"\s*:\s*\[')})
+    assert found == taken
+    doc = json.loads(rest)
+    whole = json.loads(line)
+    assert doc == (whole | {"k": None} if taken else whole)
