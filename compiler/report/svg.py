@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
 PAD = 8.0
@@ -26,11 +26,14 @@ WIDTHS = {
     **dict.fromkeys("mwMW@", 0.92),
 }
 # Characters XML 1.0 cannot hold (controls, lone surrogates, U+FFFE/F): dropped from text.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
-@dataclass(frozen=True)
-class Points:
+# The specs are NamedTuples: immutable like frozen dataclasses, and ten times cheaper to define
+# (seven frozen dataclasses took ~7 ms of every build's import).
+
+
+class Points(NamedTuple):
     """Markers at data coordinates: circle, square, diamond or x."""
 
     xs: tuple
@@ -43,8 +46,7 @@ class Points:
     edge: str = ""
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):
     """A polyline through data coordinates."""
 
     xs: tuple
@@ -55,8 +57,7 @@ class Line:
     dashed: bool = False
 
 
-@dataclass(frozen=True)
-class VLine:
+class VLine(NamedTuple):
     """A vertical line across the plot at data x."""
 
     x: float
@@ -66,8 +67,7 @@ class VLine:
     dashed: bool = True
 
 
-@dataclass(frozen=True)
-class Flag:
+class Flag(NamedTuple):
     """An x marker at the foot of the plot at data x, its note beside it, stacked by row."""
 
     x: float
@@ -76,8 +76,7 @@ class Flag:
     row: int = 0
 
 
-@dataclass(frozen=True)
-class Bars:
+class Bars(NamedTuple):
     """Bars from 0 at data xs, each with a note above it."""
 
     xs: tuple
@@ -89,8 +88,7 @@ class Bars:
     note_size: float = 10.5
 
 
-@dataclass(frozen=True)
-class Axes:
+class Axes(NamedTuple):
     """One plot: its marks, labels, y from 0 (or below, for negative data)."""
 
     marks: tuple
@@ -102,8 +100,7 @@ class Axes:
     xgrid: bool = True
 
 
-@dataclass(frozen=True)
-class Chart:
+class Chart(NamedTuple):
     """Panels side by side with one legend below them, never over them."""
 
     panels: tuple
@@ -127,9 +124,12 @@ def fit(text: str, size: float, room: float) -> str:
     text = _NOT_XML.sub("", text)
     if text_width(text, size) <= room:
         return text
-    while text and text_width(text + "…", size) > room:
-        text = text[:-1]
-    return text + "…" if text else ""
+    room -= text_width("…", size)
+    for end, c in enumerate(text):
+        room -= text_width(c, size)
+        if room < 0:
+            return text[:end] + "…" if end else ""
+    return text
 
 
 def esc(text: str) -> str:
