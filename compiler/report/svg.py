@@ -10,6 +10,7 @@ FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
 PAD = 8.0
 SIZE = 12.0  # tick labels, axis labels
 SMALL = 9.5  # legend, category labels
+NOTE = 10.5  # value notes over bars, flags
 TITLE = 12.0
 LEGEND_ROW = 16.0
 MAX_TICKS = 8
@@ -85,7 +86,7 @@ class Bars(NamedTuple):
     width: float
     label: str = ""
     notes: tuple = ()
-    note_size: float = 10.5
+    note_size: float = NOTE
 
 
 class Axes(NamedTuple):
@@ -365,8 +366,8 @@ def _draw_panel(c: _Canvas, p: _Panel, x0: float, slot: float, top: float, botto
             leftwards = x > left + pw / 2
             room = (x - left if leftwards else right - x) - 6
             y = bottom - 8 - 16 * m.row
-            note, anchor = fit(m.text, 10.5, room), "end" if leftwards else "start"
-            c.text(x - 6 if leftwards else x + 6, y, note, 10.5, anchor, m.color)
+            note, anchor = fit(m.text, NOTE, room), "end" if leftwards else "start"
+            c.text(x - 6 if leftwards else x + 6, y, note, NOTE, anchor, m.color)
     c.line(left, bottom, right, bottom, "#000", 1.0)
     c.line(left, top, left, bottom, "#000", 1.0)
     for t, s in zip(p.yticks, p.ylabels, strict=True):
