@@ -157,14 +157,6 @@ def test_sweep_gives_the_frontier_figure_with_target_reads_and_unreachable(build
     )
 
 
-def test_svg_is_deterministic_and_has_no_date(build):
-    a, _ = build(SWEEP)
-    b, _ = build(SWEEP)
-    svg = (a / "figures/frontier.svg").read_bytes()
-    assert svg == (b / "figures/frontier.svg").read_bytes()
-    assert b"<dc:date>" not in svg and b"Matplotlib v" not in svg
-
-
 def test_figures_csv_holds_every_displayed_figure_with_unit_and_source(build):
     out, _ = build(SWEEP)
     rows = list(csv.DictReader(io.StringIO((out / "figures.csv").read_text())))
