@@ -156,7 +156,7 @@ def load_runs(
         ]
     except OSError as exc:
         return [], [error("E300", f"cannot read `{path}`: {exc.strerror or exc}", file=path)]
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError) as exc:
         # a shape no check above anticipated: still the file's fault, so a diagnostic, not a crash
         return [], [
             error(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+import contextlib
 
 import numpy as np
 
@@ -15,9 +15,10 @@ NAME = "cmpc"
 SKIPS_GAPS = True  # `read(..., gaps=False)` parses two chunk times per request
 VERSION = 1
 _ARRAYS = {
-    "times": re.compile(rb'"chunk_times"\s*:\s*\['),
-    "tokens": re.compile(rb'"chunk_tokens"\s*:\s*\['),
+    "times": (b'"chunk_times"', jsonscan.LEAD),
+    "tokens": (b'"chunk_tokens"', jsonscan.LEAD),
 }
+_OPTIONAL_NUMBER_TYPES = {float, int, type(None)}  # exact types: a bool is no number
 _SCALARS = ("start", "first_token", "end", "input_tokens", "cached_input_tokens", "output_tokens")
 
 
@@ -43,7 +44,7 @@ def read(path: str, fmt: str = NAME, *, gaps: bool = True) -> list[Run]:
     wheres: list[str] = []
     times = RaggedBuilder("chunk_times")
     tokens = RaggedBuilder("chunk_tokens")
-    with open(path, "rb") as handle:
+    with open(path, "rb", buffering=jsonscan.LINE_BUFFER) as handle:
         for number_, raw in jsonscan.lines(handle):
             if not raw.strip():
                 continue
@@ -100,23 +101,35 @@ def _loads(raw: bytes, where: str):
         raise TraceError(str(exc), f"{where}, {exc.record}", exc.code) from None
 
 
+def _scalars(rows: list[dict], key: str, wheres: list[str]) -> np.ndarray:
+    """One optional number per request as a column, NaN where absent; errors name the line."""
+    values = [doc.get(key) for doc in rows]
+    if set(map(type, values)) <= _OPTIONAL_NUMBER_TYPES:  # JSON has no NaN: NaN means absent
+        with contextlib.suppress(OverflowError):  # a huge integer: named below
+            column = np.array(values, dtype=np.float64)
+            if not np.isinf(column).any():
+                return column
+    column = np.full(len(rows), np.nan)
+    for i, value in enumerate(values):
+        if value is not None:
+            try:
+                column[i] = number(value, f"`{key}`")
+            except TraceError as exc:
+                raise TraceError(str(exc), f"{wheres[i]}, `{key}`", exc.code) from None
+    return column
+
+
 def _build(path, fmt, header, rows, wheres, times, tokens, keep_gaps=True) -> Run:
     n = len(rows)
-    ok = np.zeros(n, dtype=bool)
-    cols = {k: np.full(n, np.nan) for k in _SCALARS}
-    for i, doc in enumerate(rows):
-        err = doc.get("error")
-        if err not in (None, "") and not isinstance(err, str):
-            raise TraceError("`error` should be null or a message", wheres[i], "E305")
-        ok[i] = not err
-        for key in _SCALARS:
-            if doc.get(key) is not None:
-                try:
-                    cols[key][i] = number(doc[key], f"`{key}`")
-                except TraceError as exc:
-                    raise TraceError(str(exc), f"{wheres[i]}, `{key}`", exc.code) from None
-        if np.isnan(cols["start"][i]):
-            raise TraceError("the request has no `start` time", wheres[i], "E312")
+    errors = [doc.get("error") for doc in rows]
+    if not set(map(type, errors)) <= {type(None), str}:
+        i = next(i for i, e in enumerate(errors) if e is not None and not isinstance(e, str))
+        raise TraceError("`error` should be null or a message", wheres[i], "E305")
+    ok = np.array([not e for e in errors], dtype=bool)
+    cols = {key: _scalars(rows, key, wheres) for key in _SCALARS}
+    if np.isnan(cols["start"]).any():
+        i = int(np.flatnonzero(np.isnan(cols["start"]))[0])
+        raise TraceError("the request has no `start` time", wheres[i], "E312")
     counts = times.counts
     if tokens.values.size and not np.array_equal(tokens.counts, counts):
         bad = int(np.flatnonzero(tokens.counts != counts)[0])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Mapping, Sequence
 
@@ -21,7 +22,11 @@ def number(value: object, where: str, *, optional: bool = False) -> float | None
         return None
     if not _is_number(value):
         raise TraceError(f"{where} should be a number, found {_kind(value)}", where, "E305")
-    if not math.isfinite(value):
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # an integer literal beyond a double's range
+        raise TraceError(f"{where} is too large for a number", where, "E306") from None
+    if not finite:
         raise TraceError(f"{where} is {value}, not a finite number", where, "E306")
     return float(value)
 
@@ -55,9 +60,10 @@ def column(doc: Mapping, key: str, n: int | None = None, *, nulls: bool = False)
             f"`{key}` has {len(values)} entries but the run has {n} requests", f"`{key}`", "E313"
         )
     if not nulls and set(map(type, values)) <= _NUMBER_TYPES:
-        out = np.array(values, dtype=np.float64)
-        if np.all(np.isfinite(out)):
-            return out
+        with contextlib.suppress(OverflowError):  # a huge integer: named below
+            out = np.array(values, dtype=np.float64)
+            if np.all(np.isfinite(out)):
+                return out
     out = np.empty(len(values))
     for i, value in enumerate(values):  # one entry per request, not per token
         if value is None and nulls:

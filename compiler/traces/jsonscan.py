@@ -557,18 +557,30 @@ def load_bytes(
     return _load(_Bytes(data), arrays, skip)
 
 
-def take_arrays(line: bytes, patterns: dict[str, re.Pattern]) -> tuple[bytes, dict[str, bytes]]:
+LEAD = re.compile(rb"\s*:\s*\[")  # what follows an array's key up to its opening bracket
+
+
+def take_arrays(
+    line: bytes, keys: dict[str, tuple[bytes, re.Pattern]]
+) -> tuple[bytes, dict[str, bytes]]:
     """Cut flat number arrays out of one JSONL line: (line with nulls, name -> inner text).
 
-    Each pattern matches a key up to its array's opening bracket; the array ends at the next
-    `]` and must hold no other bracket (a flat array), else it is left to the JSON parser.
+    Each key is a quoted JSON key and the pattern that must follow it up to the array's opening
+    bracket (`LEAD` for `"key": [`). The key is found by plain search (a regex search scanned
+    lines at ~1 GB/s where the key is absent); the array ends at the next `]` and must hold no
+    other bracket (a flat array), else it is left to the JSON parser.
     """
     found: dict[str, bytes] = {}
     spans = []
-    for name, pattern in patterns.items():
-        match = pattern.search(line)
-        while match and match.start() and line[match.start() - 1] == 92:  # `\"`: in a string
-            match = pattern.search(line, match.end())
+    for name, (key, lead) in keys.items():
+        at = line.find(key)
+        match = None
+        while at >= 0:
+            if not at or line[at - 1] != 92:  # after a backslash, the key is inside a string
+                match = lead.match(line, at + len(key))
+                if match:
+                    break
+            at = line.find(key, at + 1)
         if not match:
             continue
         start = match.end() - 1
@@ -674,9 +686,12 @@ def read_document(path: str):
     return loads(data)
 
 
+LINE_BUFFER = 1 << 20  # io's default 8 KiB buffer made readline of 10 KiB lines 3x slower
+
+
 def lines(handle):
-    """(line number, bytes) of each line of a JSONL file; a line over the record limit is an
-    error before more than the limit is read."""
+    """(line number, bytes) of each line of a JSONL file (opened with `LINE_BUFFER`); a line
+    over the record limit is an error before more than the limit is read."""
     limit = record_limit()
     number = 0
     while raw := handle.readline(limit + 1):

@@ -12,7 +12,7 @@ NAME = "sglang"
 
 def read(path: str, fmt: str = NAME) -> list[Run]:
     runs: list[Run] = []
-    with open(path, "rb") as handle:
+    with open(path, "rb", buffering=jsonscan.LINE_BUFFER) as handle:
         for number, line in jsonscan.lines(handle):
             if not line.strip():
                 continue

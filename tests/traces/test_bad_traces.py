@@ -102,6 +102,22 @@ def test_nan_and_infinity(tmp_path, capsys, token):
     expect(capsys, [path], "E306", None)
 
 
+HUGE = "1" + "0" * 400  # a valid JSON integer no double holds
+
+
+@pytest.mark.parametrize("key", ["duration", "ttfts", "input_lens"])
+def test_integer_too_large_for_a_number(tmp_path, capsys, key):
+    value = HUGE if key == "duration" else f"[{HUGE}, 1, 2]"
+    text = json.dumps(vllm_doc(**{key: "X"})).replace('"X"', value)
+    expect(capsys, [write(tmp_path, "huge.json", text)], "E306", f"`{key}")
+
+
+def test_integer_too_large_in_a_trace_line_names_the_line(tmp_path, capsys):
+    lines = ['{"cmpc_trace": 1, "fields": {}}', f'{{"start": {HUGE}, "chunk_times": [1.0]}}']
+    path = write(tmp_path, "huge.jsonl", "\n".join(lines) + "\n")
+    expect(capsys, [path], "E306", "line 2, `start`")
+
+
 def test_nan_inside_the_big_array_names_the_row(tmp_path, capsys):
     text = json.dumps(vllm_doc()).replace("[0.01, 0.02, 0.01, 0.02]", "[0.01, NaN]")
     path = write(tmp_path, "nan.json", text)
