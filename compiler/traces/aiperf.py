@@ -15,6 +15,7 @@ from cmpc.traces.table import Published, Run
 
 _ICL = (b'"inter_chunk_latency"', re.compile(rb'\s*:\s*\{\s*"value"\s*:\s*\['))
 _MS = 1e-3
+SKIPS_GAPS = True  # `read(..., gaps=False)` leaves inter-chunk latencies unparsed
 # AIPerf record metrics and the cmpc metric each one is (AIPerf's ITL is cmpc's tpot).
 SUMMARY_METRICS = {
     "ttft": "ttft",
@@ -55,13 +56,14 @@ TOOL_METRICS = (
 )
 
 
-def read_records(path: str, fmt: str) -> list[Run]:
+def read_records(path: str, fmt: str, *, gaps: bool = True) -> list[Run]:
+    """Profiling records; without `gaps`, `inter_chunk_latency` is cut out but not parsed."""
     ttft, e2el, isl, osl, ok = [], [], [], [], []
     extra: dict[str, list] = {name: [] for name in TOOL_METRICS}
     wheres: list[str] = []
     first_ns: list[int] = []
     last_ns: list[int] = []
-    gaps = RaggedBuilder("inter_chunk_latency")
+    icl = RaggedBuilder("inter_chunk_latency")
     with open(path, "rb", buffering=jsonscan.LINE_BUFFER) as handle:
         for number_, raw in jsonscan.lines(handle):
             if not raw.strip():
@@ -92,7 +94,7 @@ def read_records(path: str, fmt: str) -> list[Run]:
                 ok.append(False)
                 for col in (ttft, e2el, isl, osl, *extra.values()):
                     col.append(np.nan)
-                gaps.add(None, where)
+                icl.add(None, where)
                 continue
             ok.append(True)
             for name, values in extra.items():
@@ -116,8 +118,10 @@ def read_records(path: str, fmt: str) -> list[Run]:
                 first_ns.append(start)
             if end is not None:
                 last_ns.append(end)
-            if "icl" in arrays:
-                gaps.add(arrays["icl"], where)
+            if not gaps:
+                icl.add(None, where)
+            elif "icl" in arrays:
+                icl.add(arrays["icl"], where)
             else:
                 entry = metrics.get("inter_chunk_latency")
                 values = entry.get("value") if isinstance(entry, dict) else None
@@ -125,7 +129,7 @@ def read_records(path: str, fmt: str) -> list[Run]:
                     raise TraceError(
                         "`metrics.inter_chunk_latency.value` should be a list", where, "E305"
                     )
-                gaps.add(
+                icl.add(
                     ",".join(repr(number(v, where)) for v in values).encode() if values else None,
                     where,
                 )
@@ -136,12 +140,12 @@ def read_records(path: str, fmt: str) -> list[Run]:
         arr = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
         return None if np.all(np.isnan(arr)) else arr * scale
 
-    ragged = gaps.finish()
+    ragged = icl.finish()
     ragged = jsonscan.Ragged(ragged.values * _MS, ragged.counts)
     duration = (max(last_ns) - min(first_ns)) / 1e9 if first_ns and last_ns else None
     requests = build_requests(
         np.array(ok),
-        gaps=ragged,
+        gaps=ragged if gaps else None,
         labels=wheres,
         ttft=col(ttft, _MS),
         e2el=col(e2el, _MS),
@@ -240,7 +244,7 @@ def sibling_fields(path: str) -> dict:
     return {}
 
 
-def read(path: str, fmt: str) -> list[Run]:
+def read(path: str, fmt: str, *, gaps: bool = True) -> list[Run]:
     if fmt == "aiperf-summary":
         return read_summary(path, fmt)
-    return read_records(path, fmt)
+    return read_records(path, fmt, gaps=gaps)

@@ -449,6 +449,7 @@ def test_genai_perf_streaming_drops_empty_responses(tmp_path):
 # Reading without chunk gaps (what a comparison of tpot, ttft or e2el needs)
 
 ORACLE_VLLM = sorted((SHARED / "oracle" / "vllm").glob("*.json"))
+ORACLE_AIPERF = SHARED / "oracle" / "aiperf" / "aiperf-examples-run1__profile_export.jsonl"
 
 
 def _without_gaps(metrics) -> dict:
@@ -458,13 +459,15 @@ def _without_gaps(metrics) -> dict:
 
 
 @pytest.mark.parametrize(
-    "source", ["with-latencies", "pretty", *(p.name[:40] for p in ORACLE_VLLM)]
+    "source", ["with-latencies", "pretty", "aiperf", *(p.name[:40] for p in ORACLE_VLLM)]
 )
-def test_vllm_without_gaps_gives_every_other_figure_unchanged(tmp_path, source):
+def test_without_gaps_every_other_figure_is_unchanged(tmp_path, source):
     if source == "with-latencies":
         path = write(tmp_path, "v.json", json.dumps(vllm_current()))
     elif source == "pretty":
         path = write(tmp_path, "v.json", json.dumps(vllm_current(), indent=2))
+    elif source == "aiperf":
+        path = str(ORACLE_AIPERF)
     else:  # real files without `latencies`: e2el is rebuilt from the gaps, so they are read
         path = str(next(p for p in ORACLE_VLLM if p.name.startswith(source)))
     full = one_run(path)
