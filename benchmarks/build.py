@@ -410,9 +410,11 @@ def _check_agreement(big: Path, files: list[str], root: Path) -> int:
     points = {p["label"]: p for s in results["systems"].values() for p in s["points"]}
     agreed = 0
     for row in json.loads(out):
-        point = points.get(Path(row["file"]).relative_to(big).as_posix())
+        rel = Path(row["file"]).relative_to(big)
+        jsonl = Path("jsonl", *rel.parts[1:]).with_suffix(".jsonl")  # the same run as JSONL
+        point = points.get(rel.as_posix()) or points.get(jsonl.as_posix())
         if point is None:
-            continue  # the build read the JSONL files: same sweep, other names
+            raise SystemExit(f"{rel}: no point of the build reads this run")
         for name, want, got in (
             ("interactivity", 1.0 / row["tpot"]["p90"], point["interactivity_tok_s_user"]),
             (
