@@ -141,12 +141,20 @@ def _too_large(where: str | None, limit: int) -> TraceError:
     )
 
 
+# one decoder for every record: json.loads(..., parse_constant=...) builds one per call
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def loads(text: bytes | str, where: str | None = None):
     """json.loads that rejects NaN/Infinity and reports the position as a TraceError."""
     if len(text) > (limit := record_limit()):
         raise _too_large(where, limit)
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        if isinstance(text, bytes):  # as json.loads does it
+            text = text.decode(json.detect_encoding(text), "surrogatepass")
+        elif text.startswith("\ufeff"):
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        return _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise TraceError(
             f"invalid JSON: {exc.msg}", where or f"line {exc.lineno}, column {exc.colno}"
@@ -571,25 +579,18 @@ def take_arrays(
     other bracket (a flat array), else it is left to the JSON parser.
     """
     found: dict[str, bytes] = {}
-    spans = []
+    spans: list[tuple[int, int, str]] = []
     for name, (key, lead) in keys.items():
-        at = line.find(key)
-        match = None
-        while at >= 0:
-            if not at or line[at - 1] != 92:  # after a backslash, the key is inside a string
-                match = lead.match(line, at + len(key))
-                if match:
-                    break
-            at = line.find(key, at + 1)
+        match = _find_key(line, key, lead, spans)
         if not match:
             continue
         start = match.end() - 1
         end = line.find(b"]", start)
         if end >= 0 and line.find(b"[", start + 1, end) < 0:
             spans.append((start, end + 1, name))
+            spans.sort()
     if not spans:
         return line, found
-    spans.sort()
     parts = []
     pos = 0
     for start, end, name in spans:
@@ -601,6 +602,22 @@ def take_arrays(
         pos = end
     parts.append(line[pos:])
     return b"".join(parts), found
+
+
+def _find_key(line: bytes, key: bytes, lead: re.Pattern, spans: list[tuple[int, int, str]]):
+    """The match of `lead` after the first real `key` outside the arrays already cut (numbers
+    hold no keys, and an absent key would otherwise cost a scan of every number)."""
+    pos = 0
+    for stop, skip_to in [*((start, end) for start, end, _ in spans), (len(line), len(line))]:
+        at = line.find(key, pos, stop)
+        while at >= 0:
+            if not at or line[at - 1] != 92:  # after a backslash, the key is inside a string
+                match = lead.match(line, at + len(key))
+                if match:
+                    return match
+            at = line.find(key, at + 1, stop)
+        pos = skip_to
+    return None
 
 
 def _decimal_bodies(rows: list[bytes], counts: list[int]) -> np.ndarray | None:
