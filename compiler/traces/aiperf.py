@@ -66,14 +66,14 @@ def read_records(path: str, fmt: str, *, gaps: bool = True) -> list[Run]:
     icl = RaggedBuilder("inter_chunk_latency")
     with open(path, "rb", buffering=jsonscan.LINE_BUFFER) as handle:
         for number_, raw in jsonscan.lines(handle):
-            if not raw.strip():
+            if raw.isspace():
                 continue
             where = f"line {number_}"
             line, arrays = jsonscan.take_arrays(raw, {"icl": _ICL})
-            doc = jsonscan.loads(line, where) if line is not raw else None
+            doc = jsonscan.decode(line, where) if line is not raw else None
             if doc is None:
                 try:
-                    doc = jsonscan.loads(raw)
+                    doc = jsonscan.decode(raw)
                 except TraceError as exc:
                     raise TraceError(str(exc), f"{where}, {exc.record}", exc.code) from None
             if not isinstance(doc, dict):

@@ -46,14 +46,14 @@ def read(path: str, fmt: str = NAME, *, gaps: bool = True) -> list[Run]:
     tokens = RaggedBuilder("chunk_tokens")
     with open(path, "rb", buffering=jsonscan.LINE_BUFFER) as handle:
         for number_, raw in jsonscan.lines(handle):
-            if not raw.strip():
+            if raw.isspace():
                 continue
             where = f"line {number_}"
             if header is None:
-                header = _header(jsonscan.loads(raw, where), where)
+                header = _header(jsonscan.decode(raw, where), where)
                 continue
             line, arrays = jsonscan.take_arrays(raw, _ARRAYS)
-            doc = mapping(jsonscan.loads(line, where) if arrays else _loads(raw, where), where)
+            doc = mapping(jsonscan.decode(line, where) if arrays else _loads(raw, where), where)
             for key in ("chunk_times", "chunk_tokens"):
                 value = doc.get(key)
                 name = "times" if key == "chunk_times" else "tokens"
@@ -96,7 +96,7 @@ def _ends_only(doc: dict, arrays: dict[str, bytes], where: str) -> None:
 
 def _loads(raw: bytes, where: str):
     try:
-        return jsonscan.loads(raw)
+        return jsonscan.decode(raw)
     except TraceError as exc:
         raise TraceError(str(exc), f"{where}, {exc.record}", exc.code) from None
 

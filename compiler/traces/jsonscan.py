@@ -149,6 +149,11 @@ def loads(text: bytes | str, where: str | None = None):
     """json.loads that rejects NaN/Infinity and reports the position as a TraceError."""
     if len(text) > (limit := record_limit()):
         raise _too_large(where, limit)
+    return decode(text, where)
+
+
+def decode(text: bytes | str, where: str | None = None):
+    """`loads` of text already within the record limit (a line from `lines`, or part of one)."""
     try:
         if isinstance(text, bytes):  # as json.loads does it
             text = text.decode(json.detect_encoding(text), "surrogatepass")

@@ -14,7 +14,7 @@ def read(path: str, fmt: str = NAME) -> list[Run]:
     runs: list[Run] = []
     with open(path, "rb", buffering=jsonscan.LINE_BUFFER) as handle:
         for number, line in jsonscan.lines(handle):
-            if not line.strip():
+            if line.isspace():
                 continue
             where = f"line {number}"
             try:
