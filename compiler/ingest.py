@@ -18,6 +18,8 @@ from pathlib import Path
 
 from cmpc.cache import Cache, Key, Reduced, sha256_of
 from cmpc.diagnostics import Diagnostic
+from cmpc.metrics import summarize  # imported before workers fork, not once in each
+from cmpc.traces import load_runs, skips_gaps
 
 Progress = Callable[[int, int], None]
 WORKER_BYTES = 64 << 20  # a forked worker's own memory once refcounts copy its pages (measured)
@@ -77,8 +79,6 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
 def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
     """Format `?` when nothing could be read; `runs` counts the runs `where` kept."""
     from cmpc.build import _matches, _run_point
-    from cmpc.metrics import summarize
-    from cmpc.traces import load_runs
 
     loaded, problems = load_runs(task.path, format=task.format, gaps=task.reads_gaps)
     kept = [r for r in loaded if _matches(r.fields, task.where)]
@@ -215,8 +215,6 @@ def _collect(executor: Executor, todo, cache, done, progress, total, slots=None)
 def _held(task: Task) -> int:
     """Bytes a worker holds for the task: about the file's size, or nothing much when the
     reader leaves the chunk gaps (the bulk of a trace) unread."""
-    from cmpc.traces import skips_gaps
-
     if not task.reads_gaps and task.format is not None and skips_gaps(task.format):
         return 0
     return _size(task.path)
