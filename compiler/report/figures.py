@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import textwrap
 
 from cmpc.report import svg
@@ -21,7 +22,10 @@ COLORS = (
     "#bcbd22",
     "#17becf",
 )
-_finite = svg.finite
+
+
+def _finite(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def _text(label: object) -> str:

@@ -14,6 +14,7 @@ NOTE = 10.5  # value notes over bars, flags
 TITLE = 12.0
 LEGEND_ROW = 16.0
 MAX_TICKS = 8
+LARGEST = 1e300  # beyond, a range with its margin overflows a double: such values are not drawn
 MAX_LINES = 3  # of a category label
 SI = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e-6, "µ"), (1e-9, "n"), (1e-12, "p"))
 # DejaVu Sans advance widths in em; a character not listed counts as AVERAGE.
@@ -111,8 +112,14 @@ class Chart(NamedTuple):
     height: float = 400.0
 
 
-def finite(x: object) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+def plottable(x: object) -> bool:
+    """A number an axis can hold: finite, and small enough that a padded range stays finite."""
+    return (
+        isinstance(x, int | float)
+        and not isinstance(x, bool)
+        and math.isfinite(x)
+        and abs(x) <= LARGEST
+    )
 
 
 def text_width(text: str, size: float) -> float:
@@ -172,7 +179,7 @@ def tick_labels(values: list[float], step: float) -> list[str]:
 
 
 def _pairs(xs, ys):
-    return [(x, y) for x, y in zip(xs, ys, strict=False) if finite(x) and finite(y)]
+    return [(x, y) for x, y in zip(xs, ys, strict=False) if plottable(x) and plottable(y)]
 
 
 def _extent(values: list[float]) -> tuple[float, float]:
@@ -199,17 +206,17 @@ class _Panel:
                 for x, y in _pairs(m.xs, m.ys):
                     xs.append(x)
                     ys.append(y)
-            elif isinstance(m, VLine | Flag) and finite(m.x):
+            elif isinstance(m, VLine | Flag) and plottable(m.x):
                 xs.append(m.x)
             elif isinstance(m, Bars):
-                ys.extend(h for h in m.heights if finite(h))
+                ys.extend(h for h in m.heights if plottable(h))
         if axes.categories:
             self.x0, self.x1 = -0.5, len(axes.categories) - 0.5
         else:
             lo, hi = _extent(xs or [0.0])
             self.x0, self.x1 = lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)
         lo, hi = _extent(ys)
-        top = axes.ytop if finite(axes.ytop) and axes.ytop > lo else None
+        top = axes.ytop if plottable(axes.ytop) and axes.ytop > lo else None
         self.y1 = top if top is not None else hi + 0.05 * (hi - lo) * (1 if hi > 0 else 0)
         self.y0 = lo - 0.05 * (hi - lo) if lo < 0 else lo
         if _singular(self.y0, self.y1):
@@ -334,9 +341,9 @@ def _draw_panel(c: _Canvas, p: _Panel, x0: float, slot: float, top: float, botto
     for m in a.marks:
         if isinstance(m, Bars):
             for j, (x, h) in enumerate(zip(m.xs, m.heights, strict=False)):
-                if not finite(x):
+                if not plottable(x):
                     continue
-                h = h if finite(h) else 0.0
+                h = h if plottable(h) else 0.0
                 y_top, y_foot = py(max(h, 0.0)), py(min(h, 0.0))
                 c.add(
                     f'<rect x="{num(px(x - m.width / 2))}" y="{num(y_top)}"'
@@ -357,9 +364,9 @@ def _draw_panel(c: _Canvas, p: _Panel, x0: float, slot: float, top: float, botto
         elif isinstance(m, Points):
             for x, y in _pairs(m.xs, m.ys):
                 c.marker(px(x), py(y), m.shape, m.size, m.color, m.opacity, m.edge)
-        elif isinstance(m, VLine) and finite(m.x):
+        elif isinstance(m, VLine) and plottable(m.x):
             c.line(px(m.x), top, px(m.x), bottom, m.color, m.width, m.dashed)
-        elif isinstance(m, Flag) and finite(m.x):
+        elif isinstance(m, Flag) and plottable(m.x):
             x = px(m.x)
             c.marker(x, bottom - 0.02 * ph, "x", 4.0, m.color)
             # a note past the middle reads leftwards, so it stays inside the plot

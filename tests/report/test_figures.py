@@ -209,6 +209,13 @@ def test_nan_none_and_inf_are_skipped():
     assert not re.search(r"nan|inf", text, re.I)
 
 
+def test_values_too_large_for_an_axis_are_left_out():
+    ys = (-1e308, 1e308, 5.0)  # a margin on the range of the first two overflows a double
+    chart = svg.Chart((svg.Axes((svg.Points((1.0, 2.0, 3.0), ys, "#000", "p"),)),), "t")
+    root = _parse(svg.render(chart))
+    assert len(_all(root, "circle")) == 2  # (3, 5) and its legend swatch
+
+
 @pytest.mark.parametrize(
     "marks",
     [
