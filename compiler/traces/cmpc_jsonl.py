@@ -91,7 +91,8 @@ def _ends_only(doc: dict, arrays: dict[str, bytes], where: str) -> None:
     chunks = times.count(b",") + 1 if times.strip() else 0
     if values.size != chunks:
         raise TraceError("`chunk_tokens` and `chunk_times` differ in length", where, "E313")
-    doc["output_tokens"] = float(values.sum())
+    if chunks:  # as the full read: a request without chunks has no output count
+        doc["output_tokens"] = float(values.sum())
 
 
 def _loads(raw: bytes, where: str):

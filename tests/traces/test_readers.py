@@ -483,7 +483,11 @@ def test_without_gaps_every_other_figure_is_unchanged(tmp_path, source):
 
 
 def test_cmpc_trace_without_gaps_gives_every_other_figure_unchanged(tmp_path):
-    lines = [*TRACE, {"start": 0.4, "chunk_times": [0.9], "chunk_tokens": [1], "input_tokens": 5}]
+    lines = [
+        *TRACE,
+        {"start": 0.4, "chunk_times": [0.9], "chunk_tokens": [1], "input_tokens": 5},
+        {"start": 0.5, "chunk_times": [], "chunk_tokens": [], "first_token": 0.6, "end": 0.7},
+    ]
     path = write(tmp_path, "t.jsonl", trace_text(lines))
     lean = one_run(path, gaps=False)
     assert lean.requests.gaps is None and lean.requests.chunk_tokens is None
