@@ -545,13 +545,20 @@ def _array_end(src, start: int) -> int | None:
     """Offset past the closing bracket of the number array opening at `start`, unparsed.
 
     Numbers hold no quotes, so the array ends at the last `]` before the next key's quote;
-    None unless the text there looks like the end of an array of numbers.
+    None (the caller then parses the document whole, and reports what is wrong) unless both
+    ends look like an array of numbers or of number rows: `[[ ... ]]`, `[ ]`, `[1, ... 2]`.
+    The text between is not read, so not checked either.
     """
     quote = src.find(b'"', start, src.size)
     hi = src.size if quote < 0 else quote
     outer = src.rfind(b"]", start, hi)
     after = b"," if quote >= 0 else b"}"
     if outer < 0 or src.read(outer + 1, hi).strip(_SPACE) != after:
+        return None
+    first = src.read(start + 1, min(outer, start + 65)).lstrip(_SPACE)[:1]
+    last = src.read(max(start + 1, outer - 64), outer).rstrip(_SPACE)[-1:]
+    nested, empty = first == b"[" and last == b"]", first == b"" and last == b""
+    if not (nested or empty or (first[:1].isdigit() and last.isdigit())):
         return None
     return outer + 1
 

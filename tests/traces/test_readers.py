@@ -545,6 +545,12 @@ def test_skipped_array_leaves_the_rest_of_the_document(text):
     assert doc == whole and arrays == {}
 
 
+def test_an_unread_array_cut_short_is_still_an_error(tmp_path):
+    text = json.dumps(vllm_current()).replace("[]], ", "[], ")  # `itls` loses its last `]`
+    runs, diags = load_runs(write(tmp_path, "v.json", text), gaps=False)
+    assert not runs and diags[0].code == "E301", diags
+
+
 def test_skipped_array_holding_text_is_read_whole():
     doc, _ = jsonscan.load_bytes(b'{"itls": [[1], ["x"]], "b": 2}', skip=("itls",))
     assert doc == {"itls": [[1], ["x"]], "b": 2}  # the reader then reports it (E305)
