@@ -126,6 +126,13 @@ class Tokens:
     cached_input: float | None
     output: float | None
 
+    @property
+    def hit_rate(self) -> float | None:
+        """Cached share of the input tokens, when both are known."""
+        if self.cached_input is None or not self.input:
+            return None
+        return self.cached_input / self.input
+
 
 @dataclass(frozen=True)
 class RunMetrics:
@@ -359,9 +366,6 @@ def summarize(
         "cached_input": _rate(tokens.cached_input, duration),
         "uncached_input": _rate(uncached, duration),
     }
-    hit = None
-    if tokens.cached_input is not None and tokens.input:
-        hit = tokens.cached_input / tokens.input
     goodput = attainment = None
     if slos:
         goodput, attainment = _goodput(samples, run, slos)
@@ -381,7 +385,7 @@ def summarize(
         tokens=tokens,
         stats=stats,
         throughputs=throughputs,
-        cache_hit_rate=hit,
+        cache_hit_rate=tokens.hit_rate,
         goodput=goodput,
         slo_attainment=attainment,
         slos=dict(slos) if slos else None,
@@ -406,8 +410,8 @@ def _summarize_published(run: Run, keys: tuple[str, ...], method: str, slos) -> 
         tokens = Tokens(pub.input_tokens, pub.cached_input_tokens, pub.output_tokens)
     throughputs = {basis: pub.throughput.get(basis) for basis in THROUGHPUT_BASES}
     hit = pub.cache_hit_rate
-    if hit is None and tokens and tokens.cached_input is not None and tokens.input:
-        hit = tokens.cached_input / tokens.input
+    if hit is None and tokens:
+        hit = tokens.hit_rate
     return RunMetrics(
         path=run.path,
         format=run.format,
