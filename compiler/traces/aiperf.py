@@ -64,75 +64,68 @@ def read_records(path: str, fmt: str, *, gaps: bool = True) -> list[Run]:
     first_ns: list[int] = []
     last_ns: list[int] = []
     icl = RaggedBuilder("inter_chunk_latency")
-    with open(path, "rb", buffering=jsonscan.LINE_BUFFER) as handle:
-        for number_, raw in jsonscan.lines(handle):
-            if raw.isspace():
-                continue
-            where = f"line {number_}"
-            line, arrays = jsonscan.take_arrays(raw, {"icl": _ICL})
-            doc = jsonscan.decode(line, where) if line is not raw else None
-            if doc is None:
-                try:
-                    doc = jsonscan.decode(raw)
-                except TraceError as exc:
-                    raise TraceError(str(exc), f"{where}, {exc.record}", exc.code) from None
-            if not isinstance(doc, dict):
+    for where, raw in jsonscan.records(path):
+        line, arrays = jsonscan.take_arrays(raw, {"icl": _ICL})
+        doc = jsonscan.decode(line, where) if line is not raw else None
+        if doc is None:
+            try:
+                doc = jsonscan.decode(raw)
+            except TraceError as exc:
+                raise TraceError(str(exc), f"{where}, {exc.record}", exc.code) from None
+        if not isinstance(doc, dict):
+            raise TraceError("each line should be a JSON object (an AIPerf record)", where, "E305")
+        meta = doc.get("metadata") or {}
+        phase = (
+            meta.get("benchmark_phase", meta.get("credit_phase"))
+            if isinstance(meta, dict)
+            else None
+        )
+        if phase not in (None, "profiling"):
+            continue  # warmup records are not part of the measurement
+        metrics = mapping(doc.get("metrics", {}), f"{where}: `metrics`")
+        wheres.append(where)
+        if doc.get("error"):
+            ok.append(False)
+            for col in (ttft, e2el, isl, osl, *extra.values()):
+                col.append(np.nan)
+            icl.add(None, where)
+            continue
+        ok.append(True)
+        for name, values in extra.items():
+            values.append(_value(metrics, name, where))
+        ttft.append(_value(metrics, "ttft", where))
+        e2el.append(_value(metrics, "request_latency", where))
+        isl.append(_value(metrics, "input_sequence_length", where))
+        out = _value(metrics, "output_sequence_length", where)
+        if out is None:
+            parts = [
+                _value(metrics, k, where) for k in ("output_token_count", "reasoning_token_count")
+            ]
+            out = None if all(p is None for p in parts) else sum(p or 0 for p in parts)
+        osl.append(out)
+        start = _int_value(metrics, "min_request_timestamp", where)
+        end = _int_value(metrics, "max_response_timestamp", where)
+        if start is None:
+            start = meta.get("timestamp_ns") if isinstance(meta, dict) else None
+        if start is not None:
+            first_ns.append(start)
+        if end is not None:
+            last_ns.append(end)
+        if not gaps:
+            icl.add(None, where)
+        elif "icl" in arrays:
+            icl.add(arrays["icl"], where)
+        else:
+            entry = metrics.get("inter_chunk_latency")
+            values = entry.get("value") if isinstance(entry, dict) else None
+            if values is not None and not isinstance(values, list):
                 raise TraceError(
-                    "each line should be a JSON object (an AIPerf record)", where, "E305"
+                    "`metrics.inter_chunk_latency.value` should be a list", where, "E305"
                 )
-            meta = doc.get("metadata") or {}
-            phase = (
-                meta.get("benchmark_phase", meta.get("credit_phase"))
-                if isinstance(meta, dict)
-                else None
+            icl.add(
+                ",".join(repr(number(v, where)) for v in values).encode() if values else None,
+                where,
             )
-            if phase not in (None, "profiling"):
-                continue  # warmup records are not part of the measurement
-            metrics = mapping(doc.get("metrics", {}), f"{where}: `metrics`")
-            wheres.append(where)
-            if doc.get("error"):
-                ok.append(False)
-                for col in (ttft, e2el, isl, osl, *extra.values()):
-                    col.append(np.nan)
-                icl.add(None, where)
-                continue
-            ok.append(True)
-            for name, values in extra.items():
-                values.append(_value(metrics, name, where))
-            ttft.append(_value(metrics, "ttft", where))
-            e2el.append(_value(metrics, "request_latency", where))
-            isl.append(_value(metrics, "input_sequence_length", where))
-            out = _value(metrics, "output_sequence_length", where)
-            if out is None:
-                parts = [
-                    _value(metrics, k, where)
-                    for k in ("output_token_count", "reasoning_token_count")
-                ]
-                out = None if all(p is None for p in parts) else sum(p or 0 for p in parts)
-            osl.append(out)
-            start = _int_value(metrics, "min_request_timestamp", where)
-            end = _int_value(metrics, "max_response_timestamp", where)
-            if start is None:
-                start = meta.get("timestamp_ns") if isinstance(meta, dict) else None
-            if start is not None:
-                first_ns.append(start)
-            if end is not None:
-                last_ns.append(end)
-            if not gaps:
-                icl.add(None, where)
-            elif "icl" in arrays:
-                icl.add(arrays["icl"], where)
-            else:
-                entry = metrics.get("inter_chunk_latency")
-                values = entry.get("value") if isinstance(entry, dict) else None
-                if values is not None and not isinstance(values, list):
-                    raise TraceError(
-                        "`metrics.inter_chunk_latency.value` should be a list", where, "E305"
-                    )
-                icl.add(
-                    ",".join(repr(number(v, where)) for v in values).encode() if values else None,
-                    where,
-                )
     if not ok:
         raise TraceError("the file holds no records", "line 1", "E309")
 

@@ -44,31 +44,27 @@ def read(path: str, fmt: str = NAME, *, gaps: bool = True) -> list[Run]:
     wheres: list[str] = []
     times = RaggedBuilder("chunk_times")
     tokens = RaggedBuilder("chunk_tokens")
-    with open(path, "rb", buffering=jsonscan.LINE_BUFFER) as handle:
-        for number_, raw in jsonscan.lines(handle):
-            if raw.isspace():
+    for where, raw in jsonscan.records(path):
+        if header is None:
+            header = _header(jsonscan.decode(raw, where), where)
+            continue
+        line, arrays = jsonscan.take_arrays(raw, _ARRAYS)
+        doc = mapping(jsonscan.decode(line, where) if arrays else _loads(raw, where), where)
+        for key in ("chunk_times", "chunk_tokens"):
+            value = doc.get(key)
+            name = "times" if key == "chunk_times" else "tokens"
+            if name in arrays:
                 continue
-            where = f"line {number_}"
-            if header is None:
-                header = _header(jsonscan.decode(raw, where), where)
-                continue
-            line, arrays = jsonscan.take_arrays(raw, _ARRAYS)
-            doc = mapping(jsonscan.decode(line, where) if arrays else _loads(raw, where), where)
-            for key in ("chunk_times", "chunk_tokens"):
-                value = doc.get(key)
-                name = "times" if key == "chunk_times" else "tokens"
-                if name in arrays:
-                    continue
-                if value is not None and not isinstance(value, list):
-                    raise TraceError(f"`{key}` should be a list of numbers", where, "E305")
-                if value:
-                    arrays[name] = b",".join(repr(number(v, f"`{key}`")).encode() for v in value)
-            if not gaps:
-                _ends_only(doc, arrays, where)
-            times.add(arrays.get("times"), where)
-            tokens.add(arrays.get("tokens"), where)
-            rows.append(doc)
-            wheres.append(where)
+            if value is not None and not isinstance(value, list):
+                raise TraceError(f"`{key}` should be a list of numbers", where, "E305")
+            if value:
+                arrays[name] = b",".join(repr(number(v, f"`{key}`")).encode() for v in value)
+        if not gaps:
+            _ends_only(doc, arrays, where)
+        times.add(arrays.get("times"), where)
+        tokens.add(arrays.get("tokens"), where)
+        rows.append(doc)
+        wheres.append(where)
     if header is None:
         raise TraceError("the file has no header line", "line 1", "E312")
     return [_build(path, fmt, header, rows, wheres, times.finish(), tokens.finish(), gaps)]

@@ -718,9 +718,17 @@ def read_document(path: str):
 LINE_BUFFER = 1 << 20  # io's default 8 KiB buffer made readline of 10 KiB lines 3x slower
 
 
+def records(path: str):
+    """(`line N`, bytes) of each non-blank line of a JSONL file, read through `LINE_BUFFER`."""
+    with open(path, "rb", buffering=LINE_BUFFER) as handle:
+        for number, raw in lines(handle):
+            if not raw.isspace():
+                yield f"line {number}", raw
+
+
 def lines(handle):
-    """(line number, bytes) of each line of a JSONL file (opened with `LINE_BUFFER`); a line
-    over the record limit is an error before more than the limit is read."""
+    """(line number, bytes) of each line of a JSONL file; a line over the record limit is an
+    error before more than the limit is read."""
     limit = record_limit()
     number = 0
     while raw := handle.readline(limit + 1):

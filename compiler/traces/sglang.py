@@ -12,21 +12,17 @@ NAME = "sglang"
 
 def read(path: str, fmt: str = NAME) -> list[Run]:
     runs: list[Run] = []
-    with open(path, "rb", buffering=jsonscan.LINE_BUFFER) as handle:
-        for number, line in jsonscan.lines(handle):
-            if line.isspace():
-                continue
-            where = f"line {number}"
-            try:
-                doc, arrays = jsonscan.load_bytes(line, ("itls",))
-            except TraceError as exc:
-                raise TraceError(str(exc), where, exc.code) from None
-            if not isinstance(doc, dict):
-                raise TraceError("each line should be a JSON object", where, "E305")
-            try:
-                runs.append(run_from_doc(path, doc, arrays, fmt, len(runs), where))
-            except TraceError as exc:
-                raise TraceError(
-                    f"{exc}", f"{where}, {exc.record}" if exc.record else where, exc.code
-                ) from None
+    for where, line in jsonscan.records(path):
+        try:
+            doc, arrays = jsonscan.load_bytes(line, ("itls",))
+        except TraceError as exc:
+            raise TraceError(str(exc), where, exc.code) from None
+        if not isinstance(doc, dict):
+            raise TraceError("each line should be a JSON object", where, "E305")
+        try:
+            runs.append(run_from_doc(path, doc, arrays, fmt, len(runs), where))
+        except TraceError as exc:
+            raise TraceError(
+                f"{exc}", f"{where}, {exc.record}" if exc.record else where, exc.code
+            ) from None
     return runs
