@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
@@ -86,7 +85,7 @@ def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
     points: dict[str, list] = {s: [] for s in task.statistics}
     for run in kept:
         metrics = summarize(
-            _only_needed(run, task.metric),
+            run,
             percentiles=percentiles,
             slos=dict(task.slos) or None,
             overwrite_input=True,  # the run is dropped after: no copy of its largest column
@@ -95,19 +94,6 @@ def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
             points[stat].append(_run_point(metrics, task.metric, stat, task.rel))
     fmt = loaded[0].format if loaded else "?"
     return Reduced(fmt, len(kept), {k: tuple(v) for k, v in points.items()}), problems
-
-
-def _only_needed(run, metric: str):
-    """The run without its chunk gaps when the comparison does not read them.
-
-    Gaps are the bulk of a streamed trace; no other figure a RunPoint holds depends on them.
-    """
-    req = run.requests
-    if metric == "chunk_gap" or req is None or req.gaps is None:
-        return run
-    return dataclasses.replace(
-        run, requests=dataclasses.replace(req, gaps=None, gap_offsets=None, chunk_tokens=None)
-    )
 
 
 def _workers() -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 
@@ -58,8 +59,9 @@ def load_runs(
 ) -> tuple[list[Run], list[Diagnostic]]:
     """Every run in one benchmark output file; diagnostics name the file and the record.
 
-    With `gaps=False` the caller reads no chunk-gap figure: a reader that can leave the chunk
-    gaps unread (vLLM's `itls`) does, and then neither holds nor checks them.
+    With `gaps=False` the caller reads no chunk-gap figure and the runs come back without chunk
+    gaps; a reader that can leave them unread (vLLM, cmpc JSONL, AIPerf) neither parses nor
+    checks them.
     """
     try:
         if os.path.isdir(path):
@@ -181,7 +183,18 @@ def load_runs(
             )
     if diagnostics:
         return [], diagnostics
-    return runs, []
+    return (runs if gaps else [_without_gaps(r) for r in runs]), []
+
+
+def _without_gaps(run: Run) -> Run:
+    """The run without chunk gaps, for readers that had to parse them (the bulk of a trace,
+    and a partition of every gap in `summarize` if kept)."""
+    req = run.requests
+    if req is None or (req.gaps is None and req.chunk_tokens is None):
+        return run
+    return dataclasses.replace(
+        run, requests=dataclasses.replace(req, gaps=None, gap_offsets=None, chunk_tokens=None)
+    )
 
 
 __all__ = ["FORMATS", "Published", "Requests", "Run", "load_runs"]
