@@ -1,6 +1,24 @@
-"""The optional C number scanner; everything else is in pyproject.toml."""
+"""The optional C number scanner and the grammar copied into the package; the rest is pyproject."""
+
+import shutil
+from pathlib import Path
 
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
+
+
+class BuildWithGrammar(build_py):
+    """Ship grammar/cmp.lark (the language's own file, kept at the top) as cmpc/grammar/cmp.lark."""
+
+    def run(self):
+        super().run()
+        target = Path(self.build_lib) / "cmpc" / "grammar"
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(Path(__file__).parent / "grammar" / "cmp.lark", target / "cmp.lark")
+
 
 # optional: without a compiler the install goes on and cmpc uses its pure-numpy reader
-setup(ext_modules=[Extension("cmpc._fastscan", ["compiler/_fastscan.c"], optional=True)])
+setup(
+    cmdclass={"build_py": BuildWithGrammar},
+    ext_modules=[Extension("cmpc._fastscan", ["compiler/cmpc/_fastscan.c"], optional=True)],
+)

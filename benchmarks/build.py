@@ -243,9 +243,11 @@ def _freeze(where: Path) -> Path:
     shutil.rmtree(where, ignore_errors=True)
     skip = shutil.ignore_patterns("__pycache__")
     shutil.copytree(Path(str(resources.files("cmpc"))), where / "cmpc", ignore=skip)
-    if not (where / "cmpc" / "grammar" / "__init__.py").exists():  # editable install
-        grammar = Path(str(resources.files("cmpc.grammar")))
-        shutil.copytree(grammar, where / "cmpc" / "grammar", ignore=skip, dirs_exist_ok=True)
+    if not (where / "cmpc" / "grammar" / "cmp.lark").exists():  # editable install
+        from cmpc.syntax.parser import grammar_text
+
+        (where / "cmpc" / "grammar").mkdir(exist_ok=True)
+        (where / "cmpc" / "grammar" / "cmp.lark").write_text(grammar_text(), encoding="utf-8")
     return where
 
 

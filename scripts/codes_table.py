@@ -1,4 +1,4 @@
-"""Regenerate the diagnostic-code tables of docs/language.md from compiler/codes/*.toml.
+"""Regenerate the diagnostic-code tables of docs/language.md from compiler/cmpc/codes/*.toml.
 
 python scripts/codes_table.py          # rewrite the section between the markers
 python scripts/codes_table.py --check  # exit 1 if the docs are out of date
@@ -29,7 +29,7 @@ GROUPS = (
 
 def table() -> str:
     codes = {}
-    for path in sorted((ROOT / "compiler" / "codes").glob("*.toml")):
+    for path in sorted((ROOT / "compiler" / "cmpc" / "codes").glob("*.toml")):
         codes |= tomllib.loads(path.read_text(encoding="utf-8"))
     out = []
     for title, belongs in GROUPS:

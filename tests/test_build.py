@@ -10,9 +10,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from cmpc.build import build_spec
+from cmpc.build.pipeline import build_spec
 from cmpc.cli import main
-from cmpc.schema import ir_schema
+from cmpc.ir.schema import ir_schema
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -42,7 +42,7 @@ SWEEP_SPEC = """comparison "TPU v7 TP8 sweep" {
 
 
 def results_schema() -> dict:
-    text = (REPO / "compiler" / "schemas" / "results.schema.json").read_text()
+    text = (REPO / "compiler" / "cmpc" / "schemas" / "results.schema.json").read_text()
     return json.loads(text)
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from cmpc.diagnostics import codes, render_human
 from cmpc.source import SourceFile
-from cmpc.verbs import compile_source
+from cmpc.verbs.spec import compile_source
 
 FIXTURES = Path(__file__).parent / "diagnostics"
 ANNOTATION = re.compile(r"#\s*~\s*([EW]\d{3})")
@@ -91,9 +91,9 @@ def test_unreadable_spec_is_an_io_error(tmp_path, capsys):
 def test_schema_violation_points_at_the_spec():
     import dataclasses
 
-    from cmpc.check import check_spec
-    from cmpc.parser import parse_spec
-    from cmpc.schema import validate_ir
+    from cmpc.check.checker import check_spec
+    from cmpc.ir.schema import validate_ir
+    from cmpc.syntax.parser import parse_spec
 
     source = SourceFile("valid.cmp", (FIXTURES / "valid.cmp").read_text(encoding="utf-8"))
     spec, _ = parse_spec(source)
@@ -141,9 +141,9 @@ def test_validity_memo_is_ignored_unless_private(tmp_path, monkeypatch):
     import dataclasses
     import os
 
-    import cmpc.schema as schema
-    from cmpc.check import check_spec
-    from cmpc.parser import parse_spec
+    import cmpc.ir.schema as schema
+    from cmpc.check.checker import check_spec
+    from cmpc.syntax.parser import parse_spec
 
     source = SourceFile("valid.cmp", (FIXTURES / "valid.cmp").read_text(encoding="utf-8"))
     comparison, _, origins = check_spec(parse_spec(source)[0])

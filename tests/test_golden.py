@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from cmpc.build import build_spec
+from cmpc.build.pipeline import build_spec
 from cmpc.diagnostics import has_errors
 
 REPO = Path(__file__).resolve().parents[1]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cmpc import syntax as st
-from cmpc.parser import parse_spec
 from cmpc.source import SourceFile
+from cmpc.syntax import tree as st
+from cmpc.syntax.parser import parse_spec
 
 
 def parse(text: str) -> st.Spec:

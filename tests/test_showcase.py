@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cmpc.build import build_spec
+from cmpc.build.pipeline import build_spec
 from cmpc.cli import main
 
 SPECS = Path(__file__).resolve().parents[1] / "specs"

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from cmpc.parser import parse_spec
-from cmpc.printer import format_spec
 from cmpc.source import SourceFile
-from cmpc.verbs import compile_source
+from cmpc.syntax.parser import parse_spec
+from cmpc.syntax.printer import format_spec
+from cmpc.verbs.spec import compile_source
 
 SPECS = sorted((Path(__file__).resolve().parents[1] / "specs").glob("*.cmp"))
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from cmpc import ingest
-from cmpc.build import build_spec
-from cmpc.cache import Cache, Key, Reduced, code_fingerprint, sha256_of
+from cmpc.build.pipeline import build_spec
 from cmpc.cli import main
+from cmpc.ingest import reduce as ingest
+from cmpc.ingest.cache import Cache, Key, Reduced, code_fingerprint, sha256_of
 
 
 def results(spec: Path, out: Path, *sets: str, **kw) -> bytes:
@@ -49,7 +49,7 @@ def test_cached_and_parallel_builds_equal_a_serial_uncached_build(sweep, monkeyp
 
 
 def test_serial_in_process_reduction_equals_the_full_summary(sweep):
-    from cmpc.build import _run_point
+    from cmpc.build.pipeline import _run_point
     from cmpc.metrics import summarize
     from cmpc.traces import load_runs
 
@@ -149,7 +149,7 @@ def test_an_entry_stored_under_another_key_is_not_used(sweep):
 def test_file_hashes_are_remembered_only_for_settled_files(tmp_path, monkeypatch):
     import time
 
-    from cmpc import cache as cache_module
+    from cmpc.ingest import cache as cache_module
 
     cache = Cache(tmp_path / "c")
     cache.prepare()

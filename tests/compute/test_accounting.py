@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cmpc.accounting import (
+from cmpc.compute.accounting import (
     INPUT_AND_OUTPUT,
     OUTPUT_ONLY,
     UNCACHED_INPUT_AND_OUTPUT,

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cmpc.capacity import (
+from cmpc.compute.capacity import (
     GB,
     AttentionKv,
     LatentKv,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cmpc.claims import (
+from cmpc.compute.claims import (
     Claim,
     ClaimKind,
     Scope,

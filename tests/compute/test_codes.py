@@ -19,7 +19,7 @@ def test_code_has_a_slug_summary_and_a_wrong_and_fixed_example(code):
 
 
 def test_emitted_codes_are_registered():
-    from cmpc.accounting import hit_rate_gap, split_input
+    from cmpc.compute.accounting import hit_rate_gap, split_input
 
     gap = hit_rate_gap(
         "a", split_input(1, 1, declared_hit_rate=0.9), "b", split_input(1, 1, declared_hit_rate=0.1)

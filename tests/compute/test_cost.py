@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from cmpc.accounting import TokenRates, TokenWeights
-from cmpc.cost import (
+from cmpc.compute.accounting import TokenRates, TokenWeights
+from cmpc.compute.cost import (
     DisaggregatedGpus,
     Pool,
     PowerBasis,

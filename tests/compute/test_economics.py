@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from cmpc.cost import (
+from cmpc.compute.cost import (
     blended_price_per_million,
     break_even_utilization,
     chips_per_gigawatt,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cmpc.frontier import (
+from cmpc.compute.frontier import (
     Method,
     Point,
     pareto_frontier,

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from cmpc.cli import main
-from cmpc.sweep import Filter, run_sweep
+from cmpc.verbs.sweep import Filter, run_sweep
 
 from .conftest import INFERENCEX
 

@@ -134,7 +134,7 @@ def test_run_glob_results_match_glob_without_links(tmp_path):
     """runfiles.expand finds what glob.glob(recursive=True) finds when there are no links."""
     import glob
 
-    from cmpc.runfiles import expand
+    from cmpc.ingest.runfiles import expand
 
     for folder in ("data/a", "data/b/c", "data/.hidden", "x", "data/b/.g"):
         (tmp_path / folder).mkdir(parents=True, exist_ok=True)
@@ -174,7 +174,7 @@ def audit(monkeypatch):
     if not _HOOKED:
         sys.addaudithook(_audit_hook)  # hooks cannot be removed; it records only when asked
         _HOOKED.append(True)
-    monkeypatch.setattr("cmpc.ingest._workers", lambda: 1)  # reductions in this process
+    monkeypatch.setattr("cmpc.ingest.reduce._workers", lambda: 1)  # reductions in this process
 
     class Audit:
         def __enter__(self):

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from cmpc import vocabulary as V
-from cmpc.units import UNITS
+from cmpc.language import vocabulary as V
+from cmpc.language.units import UNITS
 
 from .helpers import REPO, SPECS, fuzz, run_cli
 
@@ -190,8 +190,8 @@ def workspace(tmp_path_factory):
     shutil.copytree(REPO / "specs", root / "specs")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CMPC_CACHE_DIR", str(root / "cache"))
-        patch.setattr("cmpc.ingest._workers", lambda: 1)
-        from cmpc.build import build_spec
+        patch.setattr("cmpc.ingest.reduce._workers", lambda: 1)
+        from cmpc.build.pipeline import build_spec
 
         for spec in sorted((root / "specs").glob("*.cmp")):  # warm the cache: cases time builds
             build_spec(str(spec), out_dir=str(root / "warm"), render=False, use_cache=True)
@@ -326,12 +326,12 @@ def test_arbitrary_bytes_check_cleanly(capsys, workspace, data):
 
 @functools.cache
 def _grammar_strategy():
-    from importlib import resources
-
     from hypothesis.extra.lark import from_lark
     from lark import Lark
 
-    grammar = resources.files("cmpc.grammar").joinpath("cmp.lark").read_text(encoding="utf-8")
+    from cmpc.syntax.parser import grammar_text
+
+    grammar = grammar_text()
     names = hs.sampled_from(WORDS) | hs.from_regex(r"\A[a-z_][a-z0-9_]{0,6}\Z")
     return from_lark(
         Lark(grammar, parser="lalr", lexer="contextual"),

@@ -55,7 +55,7 @@ def before(module, name):
     setattr(mod, name, wrapper)
 
 if point == "reading":
-    after("cmpc.ingest", "reduce_file", calls=3)
+    after("cmpc.ingest.reduce", "reduce_file", calls=3)
 elif point == "rendering":
     before("cmpc.report", "render_outputs")
 elif point == "staging":
@@ -68,7 +68,7 @@ elif point == "staging":
         return n
     _p.Path.write_text = write_text
 elif point == "swapping":
-    import cmpc.build as b
+    import cmpc.build.pipeline as b
     real_replace = os.replace
     def replace(src, dst, *args, **kwargs):
         if os.path.basename(str(dst)) == os.path.basename(out):
@@ -81,8 +81,8 @@ elif point == "swapping":
             pause()
             return swap(a, c)
         b._exchange = exchange
-import cmpc.ingest
-cmpc.ingest._workers = lambda: 1
+import cmpc.ingest.reduce
+cmpc.ingest.reduce._workers = lambda: 1
 from cmpc.cli import main
 sys.exit(main(["build", spec, "-o", out, "--no-cache", "--quiet", *sets]))
 """
@@ -212,7 +212,7 @@ def test_an_unwritable_output_folder_is_E500_and_keeps_the_outputs(built, tmp_pa
 def test_without_an_atomic_exchange_a_failed_swap_puts_the_old_outputs_back(
     built, tmp_path, monkeypatch
 ):
-    from cmpc import build
+    from cmpc.build import pipeline as build
 
     _, trees = built
     out = _outputs(tmp_path, trees)
@@ -232,7 +232,7 @@ def test_without_an_atomic_exchange_a_failed_swap_puts_the_old_outputs_back(
 
 
 def test_outputs_a_build_left_between_two_renames_are_restored(built, tmp_path, monkeypatch):
-    from cmpc import build
+    from cmpc.build import pipeline as build
 
     _, trees = built
     (_outputs(tmp_path, trees)).rename(tmp_path / ".out.old-12345")

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cmpc.stats import run_stats
+from cmpc.verbs.stats import run_stats
 
 ORACLE = Path(__file__).resolve().parents[2].parent / "shared" / "oracle"
 EXACT = 1e-9

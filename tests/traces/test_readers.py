@@ -337,7 +337,8 @@ def test_one_file_gives_an_object_and_the_table_reads(tmp_path, capsys):
 
 
 def test_every_format_name_has_a_reader():
-    from cmpc import traces, vocabulary
+    from cmpc import traces
+    from cmpc.language import vocabulary
 
     assert FORMATS == vocabulary.FORMATS and len(set(FORMATS)) == len(FORMATS)
     for fmt in FORMATS:

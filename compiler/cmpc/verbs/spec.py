@@ -71,8 +71,8 @@ def _within_limit(name: str, text: str) -> tuple[SourceFile | None, list[Diagnos
 
 def compile_source(source: SourceFile):
     """Parse, check and schema-validate one spec: (IR or None, diagnostics)."""
-    from cmpc.check import check_spec
-    from cmpc.parser import parse_spec
+    from cmpc.check.checker import check_spec
+    from cmpc.syntax.parser import parse_spec
 
     spec, diagnostics = parse_spec(source)
     if spec is None:
@@ -80,7 +80,7 @@ def compile_source(source: SourceFile):
     comparison, more, origins = check_spec(spec)
     diagnostics += more
     if comparison is not None:
-        from cmpc.schema import validate_ir
+        from cmpc.ir.schema import validate_ir
 
         diagnostics += validate_ir(comparison, origins)
     return comparison, diagnostics
@@ -102,8 +102,8 @@ def check_specs(paths: list[str]) -> Outcome:
 
 def format_specs(paths: list[str], *, check: bool, diff: bool, stdin: str | None) -> Outcome:
     """`cmpc fmt`: rewrite in place, or list (`--check`) / show (`--diff`) what would change."""
-    from cmpc.parser import parse_spec
-    from cmpc.printer import format_spec
+    from cmpc.syntax.parser import parse_spec
+    from cmpc.syntax.printer import format_spec
 
     diagnostics: list[Diagnostic] = []
     sources: dict[str, SourceFile] = {}
@@ -190,7 +190,7 @@ def init_spec(name: str) -> Outcome:
                 ),
             )
         )
-    text = resources.files("cmpc").joinpath("starter.cmp").read_text(encoding="utf-8")
+    text = resources.files("cmpc.verbs").joinpath("starter.cmp").read_text(encoding="utf-8")
     try:
         with path.open("x", encoding="utf-8") as handle:
             handle.write(text.replace("NAME", path.stem))

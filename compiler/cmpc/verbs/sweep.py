@@ -8,9 +8,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from cmpc.cost import gpus_from_parallelism
+from cmpc.compute.cost import gpus_from_parallelism
+from cmpc.compute.frontier import Method, Point, Read, pareto_frontier, read_all
 from cmpc.diagnostics import Diagnostic, error, has_errors, warning
-from cmpc.frontier import Method, Point, Read, pareto_frontier, read_all
 from cmpc.metrics import RunMetrics, summarize
 from cmpc.outcome import Outcome
 from cmpc.traces import load_runs

@@ -63,7 +63,7 @@ def frontier_svg(results: dict, order: list[str], labels: dict[str, str]) -> str
     """Throughput per unit against interactivity: points, frontier as read, target, reads."""
     import numpy as np
 
-    from cmpc.frontier import Point
+    from cmpc.compute.frontier import Point
 
     systems = results.get("systems") or {}
     latency = (results.get("conditions") or {}).get("latency") or {}
@@ -206,7 +206,7 @@ def summary_svg(view: dict, results: dict, order: list[str], labels: dict[str, s
 
 def _curve(front: list, grid, method: str) -> list:
     """The frontier as read at each grid point: `read_at`'s values, in one pass for Steffen."""
-    from cmpc.frontier import Method, read_at, steffen_curve
+    from cmpc.compute.frontier import Method, read_at, steffen_curve
 
     if Method(method) is Method.STEFFEN:  # read_at reads steffen_curve one target at a time
         return [float(v) for v in steffen_curve(front, grid)]

@@ -7,9 +7,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from cmpc import ir
-from cmpc import vocabulary as V
-from cmpc.accounting import (
+from cmpc.compute.accounting import (
     CacheSource,
     TokenAccounting,
     TokenRates,
@@ -17,9 +15,9 @@ from cmpc.accounting import (
     hit_rate_gap,
     split_input,
 )
-from cmpc.capacity import AttentionKv, LatentKv, fewest_cards, memory_needed, weight_bytes
-from cmpc.claims import Claim, ClaimKind, Scope, ScopeFacts, rate_at_scope
-from cmpc.cost import (
+from cmpc.compute.capacity import AttentionKv, LatentKv, fewest_cards, memory_needed, weight_bytes
+from cmpc.compute.claims import Claim, ClaimKind, Scope, ScopeFacts, rate_at_scope
+from cmpc.compute.cost import (
     PowerBasis,
     PowerDraw,
     TcoParts,
@@ -29,8 +27,10 @@ from cmpc.cost import (
     tco_per_gpu_hour,
     tokens_per_usd,
 )
+from cmpc.compute.frontier import Point, pareto_frontier, read_at
 from cmpc.diagnostics import Diagnostic, warning
-from cmpc.frontier import Point, pareto_frontier, read_at
+from cmpc.ir import model as ir
+from cmpc.language import vocabulary as V
 
 UNITS = {
     "gpu": "tok/s/gpu",

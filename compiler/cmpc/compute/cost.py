@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from enum import StrEnum
 
-from cmpc.accounting import TokenRates, TokenWeights, weighted_tokens
+from cmpc.compute.accounting import TokenRates, TokenWeights, weighted_tokens
 
 SECONDS_PER_HOUR = 3600
 HOURS_PER_YEAR = 8760

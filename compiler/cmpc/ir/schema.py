@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from cmpc.diagnostics import Diagnostic, error
-from cmpc.ir import Comparison
+from cmpc.ir.model import Comparison
 from cmpc.source import Span
 
 

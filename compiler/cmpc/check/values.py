@@ -7,10 +7,10 @@ import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from cmpc import syntax as st
-from cmpc import units
 from cmpc.diagnostics import Diagnostic, error
+from cmpc.language import units
 from cmpc.source import Span
+from cmpc.syntax import tree as st
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,17 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from cmpc import __version__, ir, runfiles
-from cmpc.analysis import RunPoint, SystemData, analyze
+from cmpc import __version__
+
+from cmpc.ir import model as ir
+
+from cmpc.ingest import runfiles
+from cmpc.analysis.results import RunPoint, SystemData, analyze
 from cmpc.diagnostics import Diagnostic, error, has_errors, warning
 from cmpc.limits import Limits
 from cmpc.limits import current as current_limits
 from cmpc.outcome import Outcome
-from cmpc.overrides import Override, apply_overrides, parse_override
+from cmpc.syntax.overrides import Override, apply_overrides, parse_override
 from cmpc.source import SourceFile
 
 RESULTS_VERSION = "1"
@@ -48,10 +52,10 @@ def build_spec(
 ) -> Outcome:
     """Run the whole pipeline; outputs appear only if everything succeeded.
 
-    `use_cache` keeps reduced runs in `cache_dir` (default: see `cmpc.cache.cache_dir`; the
+    `use_cache` keeps reduced runs in `cache_dir` (default: see `cmpc.ingest.cache.cache_dir`; the
     CLI turns it on); `progress(done, total)` is called as run files are reduced.
     """
-    from cmpc.verbs import display_path, read_source
+    from cmpc.verbs.spec import display_path, read_source
 
     source, diagnostics = read_source(spec_path)
     if source is None:
@@ -98,9 +102,9 @@ def build_spec(
 
 def _compile(source: SourceFile, sets):
     """Parse, apply `--set` overrides to the syntax tree, check and validate."""
-    from cmpc.check import check_spec
-    from cmpc.parser import parse_spec
-    from cmpc.schema import validate_ir
+    from cmpc.check.checker import check_spec
+    from cmpc.syntax.parser import parse_spec
+    from cmpc.ir.schema import validate_ir
 
     spec, diagnostics = parse_spec(source)
     if spec is None:
@@ -162,9 +166,9 @@ def load_data(
     Reductions come from the content-hash cache when it holds them; the rest are read in
     parallel across cores. Either way the points are those a serial read gives.
     """
-    from cmpc.cache import DEFAULT_NAME, Cache
-    from cmpc.cache import cache_dir as default_cache_dir
-    from cmpc.ingest import Task, reduce_all
+    from cmpc.ingest.cache import DEFAULT_NAME, Cache
+    from cmpc.ingest.cache import cache_dir as default_cache_dir
+    from cmpc.ingest.reduce import Task, reduce_all
 
     data: dict[str, SystemData] = {}
     inputs: list[Input] = []
@@ -288,7 +292,7 @@ def _cache_paths(root: Path) -> list[Path]:
 
 def _matches(fields, where) -> bool:
     """A spec's `where` pairs, compared as `cmpc sweep --where` compares them."""
-    from cmpc.sweep import Filter
+    from cmpc.verbs.sweep import Filter
 
     return all(Filter(key, value).matches(fields) for key, value in where)
 

@@ -15,8 +15,8 @@ from concurrent.futures import (
 from dataclasses import dataclass
 from pathlib import Path
 
-from cmpc.cache import Cache, Key, Reduced, sha256_of
 from cmpc.diagnostics import Diagnostic
+from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
 from cmpc.metrics import summarize  # imported before workers fork, not once in each
 from cmpc.traces import load_runs, skips_gaps
 
@@ -77,7 +77,7 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
 
 def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
     """Format `?` when nothing could be read; `runs` counts the runs `where` kept."""
-    from cmpc.build import _matches, _run_point
+    from cmpc.build.pipeline import _matches, _run_point
 
     loaded, problems = load_runs(task.path, format=task.format, gaps=task.reads_gaps)
     kept = [r for r in loaded if _matches(r.fields, task.where)]

@@ -814,7 +814,7 @@ class View:
         """Headline system and baseline read at several shared interactivities (InferenceX's
         iso-interactivity table), with the same read method; rows where the lead reverses are
         marked, never smoothed over."""
-        from cmpc.frontier import Point, read_at
+        from cmpc.compute.frontier import Point, read_at
 
         h = self.r.get("headline") or {}
         a, b = h.get("system"), h.get("baseline")

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from cmpc import __version__
-from cmpc.analysis import RunPoint
+from cmpc.analysis.results import RunPoint
 from cmpc.diagnostics import error
 from cmpc.outcome import Outcome
 
@@ -83,11 +83,12 @@ def code_fingerprint() -> str:
     root = resources.files("cmpc")
     digest = hashlib.sha256()
     try:
-        sources = [root / name for name in ("metrics.py", "analysis.py", "build.py", "cache.py")]
-        sources += sorted((p for p in (root / "traces").iterdir() if p.name.endswith(".py")),
-                          key=lambda p: p.name)  # fmt: skip
-        for source in sources:
-            digest.update(source.name.encode() + b"\0" + source.read_bytes() + b"\0")
+        sources = [("metrics.py", root / "metrics.py")]
+        for folder in ("ingest", "traces"):
+            sources += sorted((f"{folder}/{p.name}", p) for p in (root / folder).iterdir()
+                              if p.name.endswith(".py"))  # fmt: skip
+        for name, source in sources:
+            digest.update(name.encode() + b"\0" + source.read_bytes() + b"\0")
     except OSError:
         return "unknown"  # sources not readable (e.g. a zip without them): version alone
     return digest.hexdigest()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from cmpc import syntax as st
+from cmpc.syntax import tree as st
 
 INDENT = "  "
 _BLANK = re.compile(r"\n[ \t\r]*\n")

@@ -9,10 +9,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from cmpc.diagnostics import Diagnostic, error, warning
+from cmpc.language.vocabulary import PERCENTILE_METHODS
 from cmpc.metrics import RunMetrics, summarize
 from cmpc.outcome import Outcome
 from cmpc.traces import load_runs
-from cmpc.vocabulary import PERCENTILE_METHODS
 
 METHODS = PERCENTILE_METHODS
 _METRICS = ("ttft", "tpot", "chunk_gap", "e2el", "e2e_per_token")

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from functools import cache
 from importlib import resources
+from pathlib import Path
 
-from cmpc import syntax as st
 from cmpc.diagnostics import Diagnostic, error
 from cmpc.source import SourceFile, Span
+from cmpc.syntax import tree as st
 
 # How the language's own words name lark's terminals in "expected ..." messages.
 TERMINAL_WORDS = {
@@ -28,13 +29,21 @@ TERMINAL_WORDS = {
 }
 
 
+def grammar_text() -> str:
+    """The grammar: the copy an install ships in the package, else the checkout's grammar/."""
+    shipped = resources.files("cmpc").joinpath("grammar", "cmp.lark")
+    if shipped.is_file():
+        return shipped.read_text(encoding="utf-8")
+    checkout = Path(__file__).resolve().parents[3] / "grammar" / "cmp.lark"
+    return checkout.read_text(encoding="utf-8")
+
+
 @cache
 def _lark():
     from lark import Lark
 
-    text = resources.files("cmpc.grammar").joinpath("cmp.lark").read_text(encoding="utf-8")
     return Lark(
-        text,
+        grammar_text(),
         parser="lalr",
         lexer="contextual",
         propagate_positions=True,

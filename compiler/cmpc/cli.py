@@ -119,24 +119,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _run(args: argparse.Namespace) -> Outcome:
     if args.verb == "check":
-        from cmpc.verbs import check_specs
+        from cmpc.verbs.spec import check_specs
 
         return check_specs(args.specs)
     if args.verb == "fmt":
-        from cmpc.verbs import format_specs
+        from cmpc.verbs.spec import format_specs
 
         stdin = _read_stdin() if "-" in args.specs else None
         return format_specs(args.specs, check=args.check, diff=args.diff, stdin=stdin)
     if args.verb == "init":
-        from cmpc.verbs import init_spec
+        from cmpc.verbs.spec import init_spec
 
         return init_spec(args.name)
     if args.verb == "explain":
-        from cmpc.verbs import explain_code
+        from cmpc.verbs.spec import explain_code
 
         return explain_code(args.code)
     if args.verb == "stats":
-        from cmpc.stats import run_stats
+        from cmpc.verbs.stats import run_stats
 
         return run_stats(
             args.files,
@@ -147,7 +147,7 @@ def _run(args: argparse.Namespace) -> Outcome:
             slos=dict(args.slo),
         )
     if args.verb == "build":
-        from cmpc.build import build_spec
+        from cmpc.build.pipeline import build_spec
 
         return build_spec(
             args.spec,
@@ -159,11 +159,11 @@ def _run(args: argparse.Namespace) -> Outcome:
             progress=None if args.quiet or not sys.stderr.isatty() else _ProgressBar(),
         )
     if args.verb == "cache":
-        from cmpc.cache import clear_cache
+        from cmpc.ingest.cache import clear_cache
 
         return clear_cache(args.spec_dir)
     if args.verb == "sweep":
-        from cmpc.sweep import run_sweep
+        from cmpc.verbs.sweep import run_sweep
 
         return run_sweep(
             args.files,

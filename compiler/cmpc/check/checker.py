@@ -6,15 +6,17 @@ import datetime
 import posixpath
 import re
 
-from cmpc import cost, ir, units
-from cmpc import syntax as st
-from cmpc import vocabulary as V
+from cmpc.check.values import Field, Reader, listing, suggest
+from cmpc.compute import cost
 from cmpc.diagnostics import Diagnostic, error, warning
-from cmpc.fields import Field, Reader, listing, suggest
+from cmpc.ir import model as ir
+from cmpc.language import units
+from cmpc.language import vocabulary as V
 from cmpc.limits import Limits
 from cmpc.limits import current as current_limits
-from cmpc.printer import atom_text
 from cmpc.source import Span
+from cmpc.syntax import tree as st
+from cmpc.syntax.printer import atom_text
 
 STATISTIC = re.compile(r"^p(\d+(?:\.\d+)?)$")
 DEFAULT_MAX_PRICE_AGE_DAYS = 365

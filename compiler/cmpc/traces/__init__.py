@@ -6,8 +6,8 @@ import dataclasses
 import importlib
 import os
 
-from cmpc import vocabulary
 from cmpc.diagnostics import Diagnostic, error
+from cmpc.language import vocabulary
 from cmpc.traces import detect
 from cmpc.traces.jsonscan import TraceError
 from cmpc.traces.table import Published, Requests, Run

@@ -1,0 +1,1 @@
+"""IR and reduced runs to the results model: reads, economics, ratios, sensitivity, disclosure."""

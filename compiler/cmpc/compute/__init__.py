@@ -1,0 +1,1 @@
+"""Pure formulas with worked examples: frontier reads, accounting, cost, capacity, claims."""

@@ -1,0 +1,1 @@
+"""Run files to reduced run points: globs, parallel reduction, the content-hash cache."""

@@ -1,0 +1,1 @@
+"""The checked comparison (IR) as frozen dataclasses, and its JSON Schema."""

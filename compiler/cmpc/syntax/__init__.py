@@ -1,0 +1,1 @@
+"""Spec text to a frozen syntax tree and back: the parser, the printer (`cmpc fmt`), `--set`."""

@@ -1,1 +1,0 @@
-"""Data package holding the cmpc grammar (cmp.lark)."""
