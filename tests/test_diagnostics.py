@@ -9,7 +9,7 @@ import pytest
 
 from cmpc.diagnostics import codes, render_human
 from cmpc.source import SourceFile
-from cmpc.verbs.spec import compile_source
+from cmpc.compile import compile_source
 
 FIXTURES = Path(__file__).parent / "diagnostics"
 ANNOTATION = re.compile(r"#\s*~\s*([EW]\d{3})")

@@ -15,7 +15,7 @@ from cmpc.source import SourceFile
 from cmpc.syntax import tree as st
 from cmpc.syntax.parser import parse_spec
 from cmpc.syntax.printer import format_spec
-from cmpc.verbs.spec import compile_source
+from cmpc.compile import compile_source
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC_FILES = sorted(

@@ -49,7 +49,7 @@ def test_cached_and_parallel_builds_equal_a_serial_uncached_build(sweep, monkeyp
 
 
 def test_serial_in_process_reduction_equals_the_full_summary(sweep):
-    from cmpc.build.pipeline import _run_point
+    from cmpc.ingest.points import run_point
     from cmpc.metrics import summarize
     from cmpc.traces import load_runs
 
@@ -62,7 +62,7 @@ def test_serial_in_process_reduction_equals_the_full_summary(sweep):
         reduced, problems = ingest._reduce(task)
         assert problems == []
         for stat in stats:
-            assert reduced.points[stat] == (_run_point(full, metric, stat, task.rel),)
+            assert reduced.points[stat] == (run_point(full, metric, stat, task.rel),)
 
 
 def test_parallel_results_come_back_in_task_order(sweep):

@@ -68,19 +68,18 @@ elif point == "staging":
         return n
     _p.Path.write_text = write_text
 elif point == "swapping":
-    import cmpc.build.pipeline as b
+    import cmpc.build.outputs as b
     real_replace = os.replace
     def replace(src, dst, *args, **kwargs):
         if os.path.basename(str(dst)) == os.path.basename(out):
             pause()
         return real_replace(src, dst, *args, **kwargs)
     os.replace = replace
-    swap = getattr(b, "_exchange", None)
-    if swap is not None:
-        def exchange(a, c):
-            pause()
-            return swap(a, c)
-        b._exchange = exchange
+    swap = b._exchange
+    def exchange(a, c):
+        pause()
+        return swap(a, c)
+    b._exchange = exchange
 import cmpc.ingest.reduce
 cmpc.ingest.reduce._workers = lambda: 1
 from cmpc.cli import main
@@ -212,7 +211,7 @@ def test_an_unwritable_output_folder_is_E500_and_keeps_the_outputs(built, tmp_pa
 def test_without_an_atomic_exchange_a_failed_swap_puts_the_old_outputs_back(
     built, tmp_path, monkeypatch
 ):
-    from cmpc.build import pipeline as build
+    from cmpc.build import outputs as build
 
     _, trees = built
     out = _outputs(tmp_path, trees)
@@ -232,7 +231,7 @@ def test_without_an_atomic_exchange_a_failed_swap_puts_the_old_outputs_back(
 
 
 def test_outputs_a_build_left_between_two_renames_are_restored(built, tmp_path, monkeypatch):
-    from cmpc.build import pipeline as build
+    from cmpc.build import outputs as build
 
     _, trees = built
     (_outputs(tmp_path, trees)).rename(tmp_path / ".out.old-12345")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from cmpc.compute.accounting import (
     CacheSource,
@@ -29,6 +29,7 @@ from cmpc.compute.cost import (
 )
 from cmpc.compute.frontier import Point, pareto_frontier, read_at
 from cmpc.diagnostics import Diagnostic, warning
+from cmpc.ingest.points import RunPoint, SystemData
 from cmpc.ir import model as ir
 from cmpc.language import vocabulary as V
 
@@ -40,32 +41,6 @@ UNITS = {
     "mw": "tok/s/MW",
     "joule": "tokens/J",
 }
-
-
-@dataclass(frozen=True)
-class RunPoint:
-    """One run reduced to what the comparison needs (per GPU, before normalization)."""
-
-    path: str
-    index: int
-    latency_s: float | None  # the constrained statistic of the constrained metric
-    input_tok_s: float | None
-    output_tok_s: float | None
-    cached_tok_s: float | None  # measured; None when the trace does not say
-    gpus: float | None  # the denominator the file itself states (InferenceX rows), if any
-    concurrency: float | None
-    label: str
-    fields: Mapping[str, object] = field(default_factory=dict)
-    goodput_req_s: float | None = None  # requests/s meeting every SLO (`latency { slo ... }`)
-    slo_attainment: float | None = None  # share of all requests meeting every SLO
-
-
-@dataclass(frozen=True)
-class SystemData:
-    """A system's loaded runs (reduced), keyed by statistic so alternatives need no re-read."""
-
-    name: str
-    runs: Mapping[str, tuple[RunPoint, ...]] = field(default_factory=dict)
 
 
 @dataclass

@@ -15,8 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from cmpc import __version__
-from cmpc.analysis.results import RunPoint
 from cmpc.diagnostics import error
+from cmpc.ingest.points import RunPoint
 from cmpc.outcome import Outcome
 
 ENV = "CMPC_CACHE_DIR"

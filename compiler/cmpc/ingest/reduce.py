@@ -77,10 +77,10 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
 
 def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
     """Format `?` when nothing could be read; `runs` counts the runs `where` kept."""
-    from cmpc.build.pipeline import _matches, _run_point
+    from cmpc.ingest.points import matches, run_point
 
     loaded, problems = load_runs(task.path, format=task.format, gaps=task.reads_gaps)
-    kept = [r for r in loaded if _matches(r.fields, task.where)]
+    kept = [r for r in loaded if matches(r.fields, task.where)]
     percentiles = tuple(s[1:] for s in task.statistics if s.startswith("p"))
     points: dict[str, list] = {s: [] for s in task.statistics}
     for run in kept:
@@ -91,7 +91,7 @@ def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
             overwrite_input=True,  # the run is dropped after: no copy of its largest column
         )
         for stat in task.statistics:
-            points[stat].append(_run_point(metrics, task.metric, stat, task.rel))
+            points[stat].append(run_point(metrics, task.metric, stat, task.rel))
     fmt = loaded[0].format if loaded else "?"
     return Reduced(fmt, len(kept), {k: tuple(v) for k, v in points.items()}), problems
 

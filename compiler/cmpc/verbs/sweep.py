@@ -14,6 +14,7 @@ from cmpc.diagnostics import Diagnostic, error, has_errors, warning
 from cmpc.metrics import RunMetrics, summarize
 from cmpc.outcome import Outcome
 from cmpc.traces import load_runs
+from cmpc.traces.where import Filter
 
 STATISTIC = re.compile(r"^(mean|median|p\d+(\.\d+)?)$")
 RECIPE_FIELDS = ("tp", "pp", "pcp", "ep", "dcp")
@@ -29,27 +30,6 @@ IDENTITY_FIELDS = (
     "spec_decoding",
     "spec_method",
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Filter:
-    """`--where KEY=VALUE`: keep runs whose field KEY equals VALUE (numbers as numbers)."""
-
-    key: str
-    value: str
-
-    def matches(self, fields: Mapping[str, object]) -> bool:
-        if self.key not in fields:
-            return False
-        actual = fields[self.key]
-        if isinstance(actual, bool) or actual is None:
-            return str(actual).casefold() == self.value.casefold()
-        if isinstance(actual, int | float):
-            try:
-                return float(self.value) == float(actual)
-            except ValueError:
-                return False
-        return str(actual).casefold() == self.value.casefold()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,73 @@
+"""A build's outputs swapped in atomically: the old folder stays until the new one is complete."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from cmpc.diagnostics import Diagnostic, error
+
+
+def write_atomically(target: Path, files: dict[str, str | bytes]) -> list[Diagnostic]:
+    """Write into a fresh folder beside the target, then swap it in; failures leave it as was."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _restore(target)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    except OSError as exc:
+        return [error("E500", f"cannot create output folder: {exc.strerror}", file=str(target))]
+    try:
+        for name, content in sorted(files.items()):
+            path = staging / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
+        if not target.exists():
+            os.replace(staging, target)
+        elif _exchange(staging, target):
+            shutil.rmtree(staging, ignore_errors=True)  # it now holds the previous outputs
+        else:  # no atomic exchange here: two renames, the old folder put back on failure
+            old = target.with_name(f".{target.name}.old-{os.getpid()}")
+            os.replace(target, old)
+            try:
+                os.replace(staging, target)
+            except OSError:
+                os.replace(old, target)
+                raise
+            shutil.rmtree(old, ignore_errors=True)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        return [error("E500", f"cannot write outputs: {exc.strerror}", file=str(target))]
+    return []
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one step (Linux renameat2 RENAME_EXCHANGE); False where unsupported.
+
+    With it a build killed at any moment leaves the old outputs or the new ones, never neither.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
+
+
+def _restore(target: Path) -> None:
+    """Put back outputs that a build killed between its two renames left at `.NAME.old-PID`."""
+    if target.exists():
+        return
+    prefix = f".{target.name}.old-"
+    for old in sorted(p for p in target.parent.iterdir() if p.name.startswith(prefix)):
+        os.replace(old, target)
+        return

@@ -1,0 +1,50 @@
+"""Spec text to validated IR: parse, `--set`, check, schema; the front end every verb shares."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cmpc.check.checker import check_spec
+from cmpc.diagnostics import Diagnostic, error, has_errors
+from cmpc.ir import model as ir
+from cmpc.ir.schema import validate_ir
+from cmpc.source import SourceFile
+from cmpc.syntax.overrides import Override, apply_overrides, parse_override
+from cmpc.syntax.parser import parse_spec
+
+
+def compile_source(source: SourceFile) -> tuple[ir.Comparison | None, list[Diagnostic]]:
+    """Parse, check and schema-validate one spec: (IR or None, diagnostics)."""
+    comparison, diagnostics, _, _ = compile_with_overrides(source, ())
+    return comparison, diagnostics
+
+
+def compile_with_overrides(source: SourceFile, sets: Sequence[str]):
+    """Parse, apply `--set` overrides to the syntax tree, check and validate.
+
+    Returns (IR or None, diagnostics, the sources of the overrides, the overrides).
+    """
+    spec, diagnostics = parse_spec(source)
+    if spec is None:
+        return None, diagnostics, {}, []
+    overrides: list[Override] = []
+    for text in sets:
+        parsed = parse_override(text)
+        if parsed is None:
+            diagnostics.append(
+                error(
+                    "E501",
+                    f"`--set {text}` is not PATH=VALUE",
+                    file="--set",
+                    help="e.g. `--set cost.utilization=40%`",
+                )
+            )
+        else:
+            overrides.append(parsed)
+    spec, problems, sources = apply_overrides(spec, overrides)
+    diagnostics += problems
+    comparison, more, origins = check_spec(spec)
+    diagnostics += more
+    if comparison is not None and not has_errors(diagnostics):
+        diagnostics += validate_ir(comparison, origins)
+    return comparison, diagnostics, sources, overrides

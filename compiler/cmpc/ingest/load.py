@@ -1,0 +1,178 @@
+"""Each system's run files, confined to the spec's folder, read (or from the cache) and reduced."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from cmpc.diagnostics import Diagnostic, error, has_errors, warning
+from cmpc.ingest import runfiles
+from cmpc.ingest.points import RunPoint, SystemData
+from cmpc.ir import model as ir
+from cmpc.limits import Limits
+from cmpc.limits import current as current_limits
+
+
+@dataclass(frozen=True)
+class Input:
+    """One data file a build read: where, its content hash, and how it was read."""
+
+    path: str
+    sha256: str
+    format: str
+    system: str
+    runs: int
+
+
+def statistics_needed(comparison: ir.Comparison) -> list[str]:
+    """Every statistic the comparison or its sensitivity may read."""
+    stats = {comparison.latency.statistic, "median", "p90", "p99"}
+    for axis in comparison.sensitivity:
+        if axis.parameter == "statistic":
+            stats |= {a.value for a in axis.alternatives}
+    return sorted(stats)
+
+
+def _confined(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root)
+    except ValueError:
+        return False
+    return True
+
+
+def load_data(
+    comparison: ir.Comparison,
+    spec_dir: Path,
+    *,
+    use_cache: bool = False,
+    cache_dir: Path | None = None,
+    progress=None,
+):
+    """Read each system's run files (confined to the spec's folder) and reduce them to points.
+
+    Reductions come from the content-hash cache when it holds them; the rest are read in
+    parallel across cores. Either way the points are those a serial read gives.
+    """
+    from cmpc.ingest.cache import DEFAULT_NAME, Cache
+    from cmpc.ingest.cache import cache_dir as default_cache_dir
+    from cmpc.ingest.reduce import Task, reduce_all
+
+    data: dict[str, SystemData] = {}
+    inputs: list[Input] = []
+    diagnostics: list[Diagnostic] = []
+    stats = tuple(statistics_needed(comparison))
+    metric = comparison.latency.metric
+    plans: list[tuple[ir.System, list]] = []
+    tasks: list[Task] = []
+    for system in comparison.systems:
+        runs = system.runs
+        if runs is None:
+            plans.append((system, []))
+            continue
+        matches = runfiles.expand(str(spec_dir), runs.glob)
+        files = [Path(m) for m in matches if Path(m).is_file()]
+        limit = current_limits().run_files
+        if len(files) > limit:
+            diagnostics.append(
+                error(
+                    "E505",
+                    f"system `{system.name}`: run glob `{runs.glob}` matches {len(files)} files, "
+                    f"more than the limit of {limit}",
+                    file=comparison.file,
+                    help=f"narrow the glob, or raise {Limits.variable('run_files')}",
+                )
+            )
+            plans.append((system, []))
+            continue
+        steps: list = []
+        for path in files:
+            if not _confined(path, spec_dir):
+                steps.append(
+                    error(
+                        "E503",
+                        f"`{path.name}` resolves outside the spec's folder",
+                        file=str(path),
+                        help="a symbolic link points elsewhere; copy the file instead",
+                    )
+                )
+                continue
+            rel = path.relative_to(spec_dir).as_posix()
+            task = Task(
+                str(path),
+                rel,
+                runs.format,
+                tuple(runs.where),
+                metric,
+                stats,
+                slos=tuple(comparison.latency.slo),
+            )
+            tasks.append(task)
+            steps.append(task)
+        plans.append((system, steps if files else None))
+    cache = None
+    if use_cache and tasks:
+        cache = Cache(cache_dir or default_cache_dir(spec_dir))
+        inside = cache.root == spec_dir / DEFAULT_NAME  # the default: in the spec's own folder
+        if inside and not all(_confined(p, spec_dir) for p in _cache_paths(cache.root)):
+            reason = "it links outside the spec's folder"  # a pull request may commit one
+        else:
+            reason = cache.prepare()
+        if reason is not None:
+            diagnostics.append(
+                warning(
+                    "W701",
+                    f"cannot write the cache folder ({reason.lower()}); building without it",
+                    file=str(cache.root),
+                    help="set CMPC_CACHE_DIR to a writable folder, or pass --no-cache",
+                )
+            )
+            cache = None
+    done = dict(zip(tasks, reduce_all(tasks, cache=cache, progress=progress), strict=True))
+    for system, steps in plans:
+        runs = system.runs
+        if runs is None:
+            data[system.name] = SystemData(system.name)
+            continue
+        if steps is None:
+            diagnostics.append(
+                error(
+                    "E502",
+                    f"system `{system.name}`: run glob `{runs.glob}` matches no file",
+                    file=comparison.file,
+                    help=f"the glob is relative to the spec's folder ({spec_dir.name}/)",
+                )
+            )
+            continue
+        by_stat: dict[str, list[RunPoint]] = {s: [] for s in stats}
+        for step in steps:
+            if isinstance(step, Diagnostic):
+                diagnostics.append(step)
+                continue
+            result = done[step]
+            diagnostics += result.diagnostics
+            reduced = result.reduced
+            if reduced.format != "?" and reduced.runs == 0:
+                continue  # runs were read, but `where` kept none
+            inputs.append(Input(step.rel, result.sha256, reduced.format, system.name, reduced.runs))
+            for stat in stats:
+                by_stat[stat] += reduced.points.get(stat, ())
+        if not any(by_stat.values()) and not has_errors(diagnostics):
+            diagnostics.append(
+                error(
+                    "E504",
+                    f"system `{system.name}`: no run matched `where` "
+                    + " ".join(f"{k} {v}" for k, v in runs.where),
+                    file=comparison.file,
+                )
+            )
+        data[system.name] = SystemData(system.name, {k: tuple(v) for k, v in by_stat.items()})
+    return data, inputs, diagnostics
+
+
+def _cache_paths(root: Path) -> list[Path]:
+    """The cache folder and the folders it writes into, as they exist (links not followed)."""
+    return [p for p in (root, root / "entries", root / "hashes", root / "CACHEDIR.TAG")
+            if p.is_symlink() or p.exists()] + [
+        p for p in (root / "entries").glob("*") if p.is_symlink()
+    ]  # fmt: skip

@@ -1,0 +1,70 @@
+"""Runs reduced to what a comparison needs: the type ingest produces and analysis reads."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from cmpc.traces.where import Filter
+
+
+@dataclass(frozen=True)
+class RunPoint:
+    """One run reduced to what the comparison needs (per GPU, before normalization)."""
+
+    path: str
+    index: int
+    latency_s: float | None  # the constrained statistic of the constrained metric
+    input_tok_s: float | None
+    output_tok_s: float | None
+    cached_tok_s: float | None  # measured; None when the trace does not say
+    gpus: float | None  # the denominator the file itself states (InferenceX rows), if any
+    concurrency: float | None
+    label: str
+    fields: Mapping[str, object] = field(default_factory=dict)
+    goodput_req_s: float | None = None  # requests/s meeting every SLO (`latency { slo ... }`)
+    slo_attainment: float | None = None  # share of all requests meeting every SLO
+
+
+@dataclass(frozen=True)
+class SystemData:
+    """A system's loaded runs (reduced), keyed by statistic so alternatives need no re-read."""
+
+    name: str
+    runs: Mapping[str, tuple[RunPoint, ...]] = field(default_factory=dict)
+
+
+def matches(fields, where) -> bool:
+    """A spec's `where` pairs, compared as `cmpc sweep --where` compares them."""
+    return all(Filter(key, value).matches(fields) for key, value in where)
+
+
+def run_point(metrics, metric: str, statistic: str, rel: str) -> RunPoint:
+    per_gpu = metrics.per_gpu or {}
+    gpus = metrics.num_gpus
+    inp, out = metrics.throughput("input"), metrics.throughput("output")
+    cached = metrics.throughput("cached_input")
+    if inp is None and out is None and gpus and per_gpu.get("output") is not None:
+        inp = (per_gpu.get("input") or 0.0) * gpus
+        out = per_gpu["output"] * gpus
+    fields = dict(metrics.fields)
+    conc = fields.get("conc") or fields.get("max_concurrency") or fields.get("concurrency")
+    try:
+        conc = float(conc) if conc is not None else None
+    except (TypeError, ValueError):
+        conc = None
+    label = rel if metrics.index == 0 and not metrics.record else f"{rel} {metrics.record}".strip()
+    return RunPoint(
+        path=rel,
+        index=metrics.index,
+        latency_s=metrics.latency_statistic(metric, statistic),
+        input_tok_s=inp,
+        output_tok_s=out,
+        cached_tok_s=cached,
+        gpus=gpus,
+        concurrency=conc,
+        label=label,
+        fields=fields,
+        goodput_req_s=metrics.goodput,
+        slo_attainment=metrics.slo_attainment,
+    )
