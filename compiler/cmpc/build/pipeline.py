@@ -11,9 +11,12 @@ from cmpc.analysis.results import analyze
 from cmpc.build.outputs import write_atomically
 from cmpc.compile import compile_with_overrides
 from cmpc.diagnostics import Diagnostic, has_errors
+from cmpc.files import display_path, read_source
 from cmpc.ingest.load import load_data
 from cmpc.ir import model as ir
 from cmpc.outcome import Outcome
+from cmpc.report import render_outputs
+from cmpc.safe_text import terminal_text
 from cmpc.source import SourceFile
 
 RESULTS_VERSION = "1"
@@ -36,8 +39,6 @@ def build_spec(
     `use_cache` keeps reduced runs in `cache_dir` (default: see `cmpc.ingest.cache.cache_dir`; the
     CLI turns it on); `progress(done, total)` is called as run files are reduced.
     """
-    from cmpc.files import display_path, read_source
-
     source, diagnostics = read_source(spec_path)
     if source is None:
         return Outcome(diagnostics=tuple(diagnostics))
@@ -69,8 +70,6 @@ def build_spec(
     target = Path(out_dir) if out_dir else Path("build") / Path(spec_path).stem
     files = {"results.json": json.dumps(results, sort_keys=True, indent=2) + "\n"}
     if render:
-        from cmpc.report import render_outputs
-
         rendered, problems = render_outputs(results, html=html, template_dir=template_dir)
         diagnostics += problems
         if has_errors(diagnostics):
@@ -131,9 +130,10 @@ def _envelope(results: dict, comparison: ir.Comparison, source: SourceFile, inpu
 
 def _summary(results: dict, where: str) -> str:
     head = results.get("headline")
-    lines = [f"wrote {where}/"]
+    lines = [f"wrote {terminal_text(where)}/"]
     if head and head.get("throughput_ratio"):
-        line = f"{head['system']} vs {head['baseline']}: throughput x{head['throughput_ratio']:.4g}"
+        pair = f"{terminal_text(head['system'])} vs {terminal_text(head['baseline'])}"
+        line = f"{pair}: throughput x{head['throughput_ratio']:.4g}"
         if head.get("cost_ratio"):
             line += f", cost per token x{head['cost_ratio']:.4g}"
         lines.append(line)

@@ -7,7 +7,10 @@ from pathlib import Path
 
 from cmpc.diagnostics import Diagnostic, error, has_errors, warning
 from cmpc.ingest import runfiles
+from cmpc.ingest.cache import DEFAULT_NAME, Cache
+from cmpc.ingest.cache import cache_dir as default_cache_dir
 from cmpc.ingest.points import RunPoint, SystemData
+from cmpc.ingest.reduce import Task, reduce_all
 from cmpc.ir import model as ir
 from cmpc.limits import Limits
 from cmpc.limits import current as current_limits
@@ -54,10 +57,6 @@ def load_data(
     Reductions come from the content-hash cache when it holds them; the rest are read in
     parallel across cores. Either way the points are those a serial read gives.
     """
-    from cmpc.ingest.cache import DEFAULT_NAME, Cache
-    from cmpc.ingest.cache import cache_dir as default_cache_dir
-    from cmpc.ingest.reduce import Task, reduce_all
-
     data: dict[str, SystemData] = {}
     inputs: list[Input] = []
     diagnostics: list[Diagnostic] = []

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from cmpc.diagnostics import Diagnostic
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
+from cmpc.ingest.points import matches, run_point
 from cmpc.metrics import summarize  # imported before workers fork, not once in each
 from cmpc.traces import load_runs, skips_gaps
 
@@ -77,8 +78,6 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
 
 def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
     """Format `?` when nothing could be read; `runs` counts the runs `where` kept."""
-    from cmpc.ingest.points import matches, run_point
-
     loaded, problems = load_runs(task.path, format=task.format, gaps=task.reads_gaps)
     kept = [r for r in loaded if matches(r.fields, task.where)]
     percentiles = tuple(s[1:] for s in task.statistics if s.startswith("p"))

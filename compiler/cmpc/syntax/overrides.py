@@ -8,6 +8,7 @@ from cmpc.diagnostics import Diagnostic, error
 from cmpc.language import vocabulary as V
 from cmpc.source import SourceFile
 from cmpc.syntax import tree as st
+from cmpc.syntax.parser import parse_spec
 
 # Keys whose entries carry `key value` options after the value: `--set` replaces the value only.
 OPTIONS_OF = {
@@ -43,8 +44,6 @@ def apply_overrides(
     spec: st.Spec, overrides: list[Override]
 ) -> tuple[st.Spec, list[Diagnostic], dict[str, SourceFile]]:
     """The spec with each override applied; values are parsed with the spec's own literals."""
-    from cmpc.syntax.parser import parse_spec
-
     diagnostics: list[Diagnostic] = []
     sources: dict[str, SourceFile] = {}
     root = spec.root
