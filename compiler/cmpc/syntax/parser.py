@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import cache
 from importlib import resources
@@ -38,18 +39,42 @@ def grammar_text() -> str:
     return checkout.read_text(encoding="utf-8")
 
 
+OPTIONS = {
+    "parser": "lalr",
+    "lexer": "contextual",
+    "propagate_positions": True,
+    "maybe_placeholders": False,
+}
+
+
+def grammar_fingerprint(text: str, lark_version: str) -> str:
+    """What the shipped tables were generated from: the grammar, the options and lark's version."""
+    signature = f"{text}\0{sorted(OPTIONS.items())}\0{lark_version}"
+    return hashlib.sha256(signature.encode("utf-8")).hexdigest()
+
+
 @cache
 def _lark():
-    from lark import Lark
+    """The parser from the tables shipped in `cmpc.syntax.tables`, else built from the grammar.
 
-    return Lark(
-        grammar_text(),
-        parser="lalr",
-        lexer="contextual",
-        propagate_positions=True,
-        maybe_placeholders=False,
-        cache=True,
-    )
+    Never lark's `cache=True`: it unpickles a file of the shared temporary folder, which any
+    local user can plant.
+    """
+    from lark import Lark, __version__
+
+    text = grammar_text()
+    shipped = _shipped_tables()
+    if shipped is not None and grammar_fingerprint(text, __version__) == shipped.FINGERPRINT:
+        return Lark._load_from_dict(shipped.DATA, shipped.MEMO)  # as lark's standalone tool
+    return Lark(text, **OPTIONS)  # an edited grammar, or another lark: tables not regenerated
+
+
+def _shipped_tables():
+    try:
+        from cmpc.syntax import tables
+    except ImportError:
+        return None
+    return tables
 
 
 def parse_spec(source: SourceFile) -> tuple[st.Spec | None, list[Diagnostic]]:
