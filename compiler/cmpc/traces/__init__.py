@@ -97,7 +97,10 @@ def load_runs(
                 help="the benchmark wrote nothing; re-run it or pass the right file",
             )
         ]
-    found = detect.candidates(head, among=format)
+    try:
+        found = detect.candidates(head, among=format)
+    except TraceError as exc:
+        return [], [error(exc.code, str(exc), file=path, record=exc.record, help=_HELP[exc.code])]
     if format is None:
         if not found:
             hint = detect.not_a_run_hint(head)
@@ -158,6 +161,16 @@ def load_runs(
         ]
     except OSError as exc:
         return [], [error("E300", f"cannot read `{path}`: {exc.strerror or exc}", file=path)]
+    except RecursionError:  # a reader's own parse of nested text (json does it recursively)
+        return [], [
+            error(
+                "E301",
+                "JSON nested too deeply",
+                file=path,
+                record="the document",
+                help=_HELP["E301"],
+            )
+        ]
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError) as exc:
         # a shape no check above anticipated: still the file's fault, so a diagnostic, not a crash
         return [], [

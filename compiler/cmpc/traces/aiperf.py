@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from cmpc.traces import jsonscan
-from cmpc.traces.common import build_requests, mapping, number, pick_fields
+from cmpc.traces.common import build_requests, duration_of, mapping, number, pick_fields
 from cmpc.traces.jsonscan import RaggedBuilder, TraceError
 from cmpc.traces.table import Published, Run
 
@@ -185,6 +185,8 @@ def read_summary(path: str, fmt: str) -> list[Run]:
         if isinstance(entry, dict):
             latency[metric] = _stats(entry, _UNIT_SCALE.get(entry.get("unit"), _MS))
     duration = avg("benchmark_duration")
+    if duration is not None:
+        duration = duration_of(duration, "`records.benchmark_duration.avg`")
     isl, osl = avg("total_isl"), avg("total_osl")
     succeeded, failed = avg("request_count"), avg("error_request_count") or 0.0
 

@@ -7,7 +7,7 @@ import contextlib
 import numpy as np
 
 from cmpc.traces import jsonscan
-from cmpc.traces.common import build_requests, mapping, number
+from cmpc.traces.common import build_requests, duration_of, mapping, number
 from cmpc.traces.jsonscan import RaggedBuilder, TraceError
 from cmpc.traces.table import Run
 
@@ -181,7 +181,7 @@ def _build(path, fmt, header, rows, wheres, times, tokens, keep_gaps=True) -> Ru
         chunk_tokens=tokens.values if tokens.values.size else None,
         labels=wheres,
     )
-    duration = number(header.get("duration_s"), "`duration_s`", optional=True)
+    duration = duration_of(header.get("duration_s"), "`duration_s`")
     if duration is None and n and np.any(ok):
         duration = float(np.nanmax(end[ok]) - np.min(start))
     fields = dict(header.get("fields", {}))

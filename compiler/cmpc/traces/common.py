@@ -31,6 +31,14 @@ def number(value: object, where: str, *, optional: bool = False) -> float | None
     return float(value)
 
 
+def duration_of(value: object, where: str) -> float | None:
+    """A run's duration in seconds: absent (None), or a finite number that is not negative."""
+    seconds = number(value, where, optional=True)
+    if seconds is not None and seconds < 0:
+        raise TraceError(f"{where} is negative ({seconds:g} s)", where, "E307")
+    return seconds
+
+
 def _kind(value: object) -> str:
     if value is None:
         return "null"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+from cmpc.traces.jsonscan import TraceError
+
 HEAD_BYTES = 1 << 20
 
 # Each format: regexes that must all match the head of the file, and its shape.
@@ -72,6 +74,8 @@ def _shape(head: str) -> str:
             json.loads(first)
         except ValueError:
             return "object"
+        except RecursionError:
+            raise TraceError("JSON nested too deeply", "line 1", "E301") from None
         return "lines"
     return "object"
 
@@ -82,7 +86,8 @@ _RIVALS = {"vllm": ("sglang",), "aiperf": ("aiperf-summary",)}
 
 def candidates(head: bytes, among: str | None = None) -> list[str]:
     """Every format whose signature fits the first bytes of a file (only `among` and its
-    rivals when given: all a declared format needs, at a fraction of the regex searches)."""
+    rivals when given: all a declared format needs, at a fraction of the regex searches).
+    A first line nested too deeply to tell its shape is a TraceError (E301)."""
     text = head.decode("utf-8", errors="replace")
     shape = _shape(text)
     found = []

@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from cmpc.traces import jsonscan
-from cmpc.traces.common import build_requests, mapping, number, pick_fields
+from cmpc.traces.common import build_requests, duration_of, mapping, number, pick_fields
 from cmpc.traces.jsonscan import TraceError
 from cmpc.traces.table import Run
 
@@ -58,7 +58,7 @@ def read(path: str, fmt: str = NAME) -> list[Run]:
         output_tokens=cols["num_output_tokens"],
         extra={key: cols[key] for key in (*_TOOL_METRICS, "num_input_tokens", "num_output_tokens")},
     )
-    duration = number(agg.get("run_duration"), "`aggregated_metrics.run_duration`", optional=True)
+    duration = duration_of(agg.get("run_duration"), "`aggregated_metrics.run_duration`")
     fields = pick_fields(
         agg,
         ("scenario", "num_concurrency", "batch_size", "iteration_type"),

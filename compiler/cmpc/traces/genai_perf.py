@@ -70,7 +70,12 @@ def _experiment(path: str, fmt: str, index: int, exp: dict) -> Run:
                 f"`{rwhere}.response_timestamps` should be integers (ns)", rwhere, "E305"
             )
         if outputs and len(outputs) == len(stamps):
-            stamps = [t for t, o in zip(stamps, outputs, strict=True) if _text(o)]
+            try:
+                stamps = [t for t, o in zip(stamps, outputs, strict=True) if _text(o)]
+            except RecursionError:
+                raise TraceError(
+                    f"a response of `{rwhere}` is JSON nested too deeply", rwhere, "E301"
+                ) from None
         send[i] = stamp
         if not stamps:
             continue  # no non-empty response: GenAI-Perf leaves it out of per-request metrics

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from cmpc.traces import jsonscan
-from cmpc.traces.common import build_requests, mapping, number
+from cmpc.traces.common import build_requests, duration_of, mapping, number
 from cmpc.traces.jsonscan import TraceError
 from cmpc.traces.table import Run
 
@@ -76,9 +76,10 @@ def _benchmark(path: str, fmt: str, index: int, bench: dict) -> Run:
         input_tokens=cols["prompt_tokens"],
         output_tokens=cols["output_tokens"],
     )
-    duration = number(bench.get("duration"), f"`{where}.duration`", optional=True)
+    duration = duration_of(bench.get("duration"), f"`{where}.duration`")
     if duration is None and "start_time" in bench and "end_time" in bench:
-        duration = number(bench["end_time"], where) - number(bench["start_time"], where)
+        elapsed = number(bench["end_time"], where) - number(bench["start_time"], where)
+        duration = duration_of(elapsed, f"`{where}.end_time` - `{where}.start_time`")
     fields: dict = {}
     args = bench.get("args") if isinstance(bench.get("args"), dict) else {}
     strategy = args.get("strategy") if isinstance(args.get("strategy"), dict) else {}

@@ -17,6 +17,7 @@ except ImportError:
     _fastscan = None
 
 PIECE = 4 << 20  # bytes of array text parsed at a time: bounds the temporary copies
+RESERVE = 1 << 22  # numbers a ragged array has room for before it grows (32 MiB of addresses)
 _PLACEHOLDER = b'"__cmpc_array_%d__"'
 _SPACE = b" \t\r\n"
 
@@ -197,20 +198,27 @@ def _array_start(src, key: str) -> int | None:
 
 def _pieces(src, start: int):
     """Row-aligned pieces of the array opening at `start`: (text, end) where `end` is the offset
-    past the closing bracket on the last piece and None before; (None, None) if malformed."""
+    past the closing bracket on the last piece and None before; (None, None) if malformed.
+    A row longer than the record limit is refused before it is read (E315, no record named)."""
     pos = start + 1
+    size = min(PIECE, record_limit())  # so a row that fits no piece is one over the limit
     while True:
-        piece = src.read(pos, pos + PIECE)
+        piece = src.read(pos, pos + size)
         quote = piece.find(b'"')  # numbers hold no quotes: the next key ends the array
         final = quote >= 0 or pos + len(piece) >= src.size
         if not final:
             cut = piece.rfind(b"],")
-            if cut < 0:  # one row longer than a piece: read on
-                more = src.find(b"],", pos + len(piece), src.size)
-                if more >= 0 and src.find(b'"', pos, more) < 0:
+            if cut < 0:  # one row longer than a piece: read on, as far as one record may reach
+                reach = min(src.size, pos + record_limit() + 2)
+                more = src.find(b"],", pos + len(piece), reach)
+                stop = src.find(b'"', pos, more if more >= 0 else reach)
+                if more >= 0 and stop < 0:
                     piece, cut = src.read(pos, more + 1), more - pos
+                elif stop < 0 and reach < src.size:
+                    limit = record_limit()
+                    raise TraceError(f"row is larger than the limit of {limit} bytes", None, "E315")
                 else:
-                    piece = src.read(pos, src.size)
+                    piece = src.read(pos, stop if stop >= 0 else reach)
                     quote, final = piece.find(b'"'), True
         if final:
             piece = piece[: quote if quote >= 0 else len(piece)]
@@ -232,22 +240,30 @@ def _ragged(src, start: int, key: str) -> tuple[Ragged, int] | None:
     text once, in row-aligned pieces, each parsed by numpy without a Python object per number;
     a piece that does not parse is re-read row by row, so errors name the row.
     """
-    # Upper bound on the count ("n," is 2 bytes): pages never written cost no memory.
-    values = np.empty((src.size - start) // 2 + 1)
+    # Room for the numbers the text can hold ("n," is 2 bytes), at most RESERVE of them at first:
+    # pages never written cost no memory, but the address space counts against ulimit -v.
+    values = np.empty(min((src.size - start) // 2 + 1, RESERVE))
     counts: list[np.ndarray] = []
     at = row = 0
     end = None
-    for piece, end in _pieces(src, start):
-        if piece is None:
-            return None
-        if row == 0 and end is not None and piece.find(b"[") < 0:  # a flat array: one row
-            flat = parse_number_text(piece, key)
-            return Ragged(flat, np.array([flat.size], dtype=np.int64)), end
-        piece_values, piece_counts = _rows_piece(piece, key, row)
-        values[at : at + piece_values.size] = piece_values
-        at += piece_values.size
-        counts.append(piece_counts)
-        row += piece_counts.size
+    try:
+        for piece, end in _pieces(src, start):
+            if piece is None:
+                return None
+            if row == 0 and end is not None and piece.find(b"[") < 0:  # a flat array: one row
+                flat = parse_number_text(piece, key)
+                return Ragged(flat, np.array([flat.size], dtype=np.int64)), end
+            piece_values, piece_counts = _rows_piece(piece, key, row)
+            if at + piece_values.size > values.size:  # grown in place (realloc): not copied
+                values.resize(at + piece_values.size, refcheck=False)
+            values[at : at + piece_values.size] = piece_values
+            at += piece_values.size
+            counts.append(piece_counts)
+            row += piece_counts.size
+    except TraceError as exc:
+        if exc.record is not None:
+            raise
+        raise TraceError(str(exc), f"`{key}[{row}]`", exc.code) from None  # a row too long
     rows = np.concatenate(counts) if counts else np.zeros(0, np.int64)
     return Ragged(values[:at], rows), end
 
@@ -516,12 +532,12 @@ def _load(
             if parsed is None:
                 return loads(_whole(src)), {}
             raggeds[key], end = parsed
-        parts.append(src.read(pos, start))
+        parts.append(_read_outside(src, pos, start, parts))
         parts.append(_PLACEHOLDER % number)
         pos = end
     if not starts:
         return loads(_whole(src)), {}
-    parts.append(src.read(pos, src.size))
+    parts.append(_read_outside(src, pos, src.size, parts))
     try:
         doc = loads(b"".join(parts))
     except TraceError as exc:  # re-read whole to report the position in the original text
@@ -541,6 +557,14 @@ def _load(
     return doc, raggeds
 
 
+def _read_outside(src, lo: int, hi: int, parts: list[bytes]) -> bytes:
+    """The document's text between two arrays; refused unread if the text outside the arrays
+    would pass the record limit, which the parse of that text enforces anyway."""
+    if hi - lo + sum(map(len, parts)) > (limit := record_limit()):
+        raise _too_large(None, limit)
+    return src.read(lo, hi)
+
+
 def _array_end(src, start: int) -> int | None:
     """Offset past the closing bracket of the number array opening at `start`, unparsed.
 
@@ -553,7 +577,7 @@ def _array_end(src, start: int) -> int | None:
     hi = src.size if quote < 0 else quote
     outer = src.rfind(b"]", start, hi)
     after = b"," if quote >= 0 else b"}"
-    if outer < 0 or src.read(outer + 1, hi).strip(_SPACE) != after:
+    if outer < 0 or hi - outer > PIECE or src.read(outer + 1, hi).strip(_SPACE) != after:
         return None
     first = src.read(start + 1, min(outer, start + 65)).lstrip(_SPACE)[:1]
     last = src.read(max(start + 1, outer - 64), outer).rstrip(_SPACE)[-1:]

@@ -8,7 +8,14 @@ from collections.abc import Mapping
 import numpy as np
 
 from cmpc.traces import jsonscan
-from cmpc.traces.common import build_requests, column, number, pick_fields, ragged_from_lists
+from cmpc.traces.common import (
+    build_requests,
+    column,
+    duration_of,
+    number,
+    pick_fields,
+    ragged_from_lists,
+)
 from cmpc.traces.jsonscan import TraceError
 from cmpc.traces.table import Published, Run, row_sums
 
@@ -99,7 +106,7 @@ def run_from_doc(
 ) -> Run:
     """One run from a vLLM-style result object (also used for SGLang lines)."""
     fields = pick_fields(doc, FIELDS, FIELD_RENAME)
-    duration = number(doc.get("duration"), "`duration`", optional=True)
+    duration = duration_of(doc.get("duration"), "`duration`")
     if "ttfts" not in doc:
         return Run(
             path, fmt, index, fields, published=published(doc), duration_s=duration, record=record
