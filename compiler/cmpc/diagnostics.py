@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
 
+from cmpc.safe_text import github_message, github_property, json_text, terminal_text
 from cmpc.source import SourceFile, Span
 
 MAX_HUMAN = 50  # diagnostics rendered in full before "... and N more"
@@ -88,7 +89,8 @@ def code_name(code: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Renderings
+# Renderings: every text a diagnostic carries may quote a spec or a run file, so each rendering
+# passes it through cmpc.safe_text before it reaches a terminal or a CI log.
 
 
 def _location(d: Diagnostic, sources: Mapping[str, SourceFile]) -> str:
@@ -96,10 +98,11 @@ def _location(d: Diagnostic, sources: Mapping[str, SourceFile]) -> str:
         src = sources.get(d.span.file)
         if src is not None:
             line, col = src.line_col(d.span.start)
-            return f"{d.span.file}:{line}:{col}"
-        return d.span.file
+            return f"{terminal_text(d.span.file)}:{line}:{col}"
+        return terminal_text(d.span.file)
     if d.file is not None:
-        return f"{d.file}: {d.record}" if d.record else d.file
+        where = f"{d.file}: {d.record}" if d.record else d.file
+        return terminal_text(where)
     return "<cmpc>"
 
 
@@ -113,43 +116,42 @@ def render_human(diagnostics: Iterable[Diagnostic], sources: Mapping[str, Source
 
 
 def _render_one(d: Diagnostic, sources: Mapping[str, SourceFile]) -> str:
-    out = [f"{d.severity}[{d.code}]: {d.message}"]
+    out = [f"{d.severity}[{d.code}]: {terminal_text(d.message)}"]
     src = sources.get(d.span.file) if d.span else None
     if d.span is not None and src is not None:
         line, col = src.line_col(d.span.start)
         end_line, end_col = src.line_col(max(d.span.end, d.span.start))
-        text = src.line_text(line).expandtabs(1)
+        raw = src.line_text(line).expandtabs(1)
         width = len(str(line))
         pad = " " * width
         if end_line != line:
-            end_col = len(text) + 1
-        carets = "^" * max(1, end_col - col)
-        out.append(f"{pad}--> {d.span.file}:{line}:{col}")
+            end_col = len(raw) + 1
+        # columns of the line as shown, where a hidden character takes its escape's width
+        text = terminal_text(raw)
+        before = len(terminal_text(raw[: col - 1]))
+        carets = "^" * max(1, len(terminal_text(raw[col - 1 : end_col - 1])))
+        out.append(f"{pad}--> {terminal_text(d.span.file)}:{line}:{col}")
         out.append(f"{pad} |")
         out.append(f"{line} | {text}".rstrip())
-        out.append(f"{pad} | {' ' * (col - 1)}{carets} {d.label}".rstrip())
+        out.append(f"{pad} | {' ' * before}{carets} {terminal_text(d.label)}".rstrip())
         out.append(f"{pad} |")
         gutter = pad
     else:
         out.append(f"  --> {_location(d, sources)}")
         gutter = " "
-    out.extend(f"{gutter} = note: {n}" for n in d.notes)
+    out.extend(f"{gutter} = note: {terminal_text(n)}" for n in d.notes)
     if d.help:
-        out.append(f"{gutter} = help: {d.help}")
+        out.append(f"{gutter} = help: {terminal_text(d.help)}")
     return "\n".join(out) + "\n"
 
 
 def render_short(diagnostics: Iterable[Diagnostic], sources: Mapping[str, SourceFile]) -> str:
     """One line per diagnostic: `file:line:col: severity[CODE] message`."""
     lines = [
-        f"{_location(d, sources)}: {d.severity}[{d.code}] {d.message}"
+        f"{_location(d, sources)}: {d.severity}[{d.code}] {terminal_text(d.message)}"
         for d in sorted(diagnostics, key=Diagnostic.sort_key)
     ]
     return "".join(line + "\n" for line in lines)
-
-
-def _escape_github(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def render_github(diagnostics: Iterable[Diagnostic], sources: Mapping[str, SourceFile]) -> str:
@@ -159,18 +161,21 @@ def render_github(diagnostics: Iterable[Diagnostic], sources: Mapping[str, Sourc
         kind = {"error": "error", "warning": "warning"}.get(d.severity, "notice")
         props = []
         if d.path:
-            props.append(f"file={d.path}")
+            props.append(f"file={terminal_text(d.path)}")
         if d.span is not None and d.span.file in sources:
             src = sources[d.span.file]
             line, col = src.line_col(d.span.start)
             end_line, end_col = src.line_col(d.span.end)
             props += [f"line={line}", f"col={col}", f"endLine={end_line}", f"endColumn={end_col}"]
         props.append(f"title={d.code} {code_name(d.code)}")
-        body = d.message + "".join(f"\nnote: {n}" for n in d.notes)
+        # cmpc's own line breaks separate message, notes and help; quoted text has none left
+        body = terminal_text(d.message) + "".join(f"\nnote: {terminal_text(n)}" for n in d.notes)
         if d.help:
-            body += f"\nhelp: {d.help}"
-        prop_text = ",".join(p.replace(",", "%2C").replace("::", "%3A%3A") for p in props)
-        lines.append(f"::{kind} {prop_text}::{_escape_github(body)}")
+            body += f"\nhelp: {terminal_text(d.help)}"
+        prop_text = ",".join(
+            f"{key}={github_property(value)}" for key, value in (p.split("=", 1) for p in props)
+        )
+        lines.append(f"::{kind} {prop_text}::{github_message(body)}")
     return "".join(line + "\n" for line in lines)
 
 
@@ -220,7 +225,7 @@ def render_json(
         "files_checked": checked,
         "diagnostics": [to_json_dict(d, sources) for d in items],
     }
-    return json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False)) + "\n"
 
 
 def summary_line(diagnostics: Iterable[Diagnostic], checked: int, noun: str = "spec") -> str:

@@ -10,6 +10,7 @@ from cmpc.compile import compile_source
 from cmpc.diagnostics import Diagnostic, codes, error
 from cmpc.files import display_path, read_source
 from cmpc.outcome import Outcome
+from cmpc.safe_text import terminal_text
 from cmpc.source import SourceFile
 
 
@@ -54,18 +55,15 @@ def format_specs(paths: list[str], *, check: bool, diff: bool, stdin: str | None
             continue
         changed = True
         if check:
-            out.append(f"would reformat {source.name}\n")
+            out.append(f"would reformat {terminal_text(source.name)}\n")
         elif diff:
-            out.append(
-                "".join(
-                    difflib.unified_diff(
-                        source.text.splitlines(keepends=True),
-                        formatted.splitlines(keepends=True),
-                        f"{source.name}",
-                        f"{source.name} (formatted)",
-                    )
-                )
+            lines = difflib.unified_diff(
+                source.text.splitlines(keepends=True),
+                formatted.splitlines(keepends=True),
+                f"{source.name}",
+                f"{source.name} (formatted)",
             )
+            out.append("".join(_shown_line(line) for line in lines))
         else:
             diagnostics += _write(path, source.name, formatted)
     code = None
@@ -74,6 +72,12 @@ def format_specs(paths: list[str], *, check: bool, diff: bool, stdin: str | None
     return Outcome(
         stdout="".join(out), diagnostics=tuple(diagnostics), sources=sources, exit_code=code
     )
+
+
+def _shown_line(line: str) -> str:
+    """A line of a diff as a terminal may show it: its own line break kept, nothing hidden."""
+    body = line.removesuffix("\n")
+    return terminal_text(body) + line[len(body) :]
 
 
 def _write(path: str, name: str, text: str) -> list[Diagnostic]:

@@ -12,6 +12,7 @@ from cmpc.diagnostics import Diagnostic, error, warning
 from cmpc.language.vocabulary import PERCENTILE_METHODS
 from cmpc.metrics import RunMetrics, summarize
 from cmpc.outcome import Outcome
+from cmpc.safe_text import json_text, terminal_text
 from cmpc.traces import load_runs
 
 METHODS = PERCENTILE_METHODS
@@ -70,9 +71,8 @@ def run_stats(
     if as_json:
         docs = [_clean(m.to_json()) for m in results]
         body = docs[0] if len(docs) == 1 and len(files) == 1 else docs
-        text = (
-            json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False) + "\n" if docs else ""
-        )
+        document = json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False)
+        text = json_text(document) + "\n" if docs else ""
     else:
         text = "\n".join(render_table(m) for m in results)
     return Outcome(stdout=text, diagnostics=tuple(diagnostics), checked=len(files))
@@ -101,9 +101,9 @@ def _num(value: float | None, digits: int = 3) -> str:
 
 def render_table(m: RunMetrics) -> str:
     """A readable block for one run: counts, tokens, throughputs, one row per latency metric."""
-    title = f"{m.path}" + (f" [{m.record}]" if m.record else "")
+    title = terminal_text(f"{m.path}" + (f" [{m.record}]" if m.record else ""))
     kind = "aggregate-only, published values" if m.aggregate_only else "per-request"
-    lines = [f"{title}  (format {m.format}, {kind})"]
+    lines = [f"{title}  (format {terminal_text(m.format)}, {kind})"]
     lines.append(
         f"  requests    {_num(m.total)} total, {_num(m.succeeded)} succeeded, "
         f"{_num(m.failed)} failed; duration {_num(m.duration_s)} s"

@@ -13,6 +13,7 @@ from cmpc.compute.frontier import Method, Point, Read, pareto_frontier, read_all
 from cmpc.diagnostics import Diagnostic, error, has_errors, warning
 from cmpc.metrics import RunMetrics, summarize
 from cmpc.outcome import Outcome
+from cmpc.safe_text import json_text, terminal_text
 from cmpc.traces import load_runs
 from cmpc.traces.where import Filter
 
@@ -184,7 +185,7 @@ def render_json(result: SweepResult) -> str:
         "frontier": [_point_json(p) for p in result.frontier],
         "reads": [_read_json(r) for r in result.reads],
     }
-    return json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False)) + "\n"
 
 
 def _conc(point: Point) -> str:
@@ -213,7 +214,7 @@ def render_table(result: SweepResult, statistic: str, method: Method) -> str:
     rows = [
         [
             _conc(p),
-            p.label or "-",
+            terminal_text(p.label or "-"),
             f"{p.interactivity:.2f}",
             f"{p.throughput:.1f}",
             "*" if p in on_frontier else "",

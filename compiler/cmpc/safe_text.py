@@ -1,0 +1,64 @@
+"""Untrusted text made inert where cmpc shows it: terminals and logs, GitHub, CSV, reports.
+
+Spec strings, file names and run-file fields are written by whoever sends the pull request.
+Each place they are shown has one function here, and every rendering of that place calls it.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Characters that act instead of being read: controls (C0, DEL, C1: ESC starts terminal
+# sequences, a line break starts a new log line), bidirectional controls and marks (the Trojan
+# Source trick reorders what a reader sees), zero-width and invisible characters, line and
+# paragraph separators, and what no text encoding can hold (lone surrogates, U+FFFE/U+FFFF).
+_BEYOND_C0 = (
+    "\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
+    "\ufeff\ufff9-\ufffb\ud800-\udfff\ufffe\uffff"
+)
+HIDDEN = re.compile(f"[\x00-\x1f{_BEYOND_C0}]")
+_JSON_HIDDEN = re.compile(f"[{_BEYOND_C0}]")  # the JSON encoder escapes C0 itself
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _shown(match: re.Match) -> str:
+    ch = match.group()
+    return _SHORT.get(ch) or f"\\u{ord(ch):04X}"
+
+
+def visible(text: object) -> str:
+    """Text with every hidden character written out: `\\n`, `\\r`, `\\t`, else `\\u202E`."""
+    return HIDDEN.sub(_shown, str(text))
+
+
+def terminal_text(text: object) -> str:
+    """Untrusted text for a terminal or a CI log: one line, nothing a terminal would act on."""
+    return visible(text)
+
+
+def json_text(document: str) -> str:
+    """A JSON document whose strings hold hidden characters as `\\u` escapes: a reader decodes
+    the same strings, a terminal shows only printable text."""
+    return _JSON_HIDDEN.sub(lambda m: f"\\u{ord(m.group()):04x}", document)
+
+
+def github_message(text: str) -> str:
+    """The message of a GitHub workflow command: `%`, CR and LF encoded as GitHub requires."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def github_property(text: str) -> str:
+    """A property value (`file=`, `title=`) of a workflow command: also `:` and `,` encoded."""
+    return github_message(text).replace(":", "%3A").replace(",", "%2C")
+
+
+# OWASP's CSV injection rule: a cell starting with one of these is read as a formula.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?%?|[+-]?inf|nan")
+
+
+def csv_cell(text: str) -> str:
+    """A CSV text cell that no spreadsheet runs as a formula: a leading `'` unless a number."""
+    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
