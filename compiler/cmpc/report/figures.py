@@ -9,6 +9,7 @@ import textwrap
 
 from cmpc.report import svg
 from cmpc.report.text import csv_value, number, ratio
+from cmpc.safe_text import csv_cell
 
 COLORS = (
     "#1f77b4",
@@ -230,20 +231,16 @@ def _times(value: object, k: float) -> float | None:
 
 
 def figures_csv(rows: list[dict]) -> str:
-    """Every figure the report displays: id, quantity, system, value, unit, displayed, source."""
+    """Every figure the report displays: id, quantity, system, value, unit, displayed, source.
+
+    Cells hold spec text, so each goes through `csv_cell`: none becomes a formula, numbers stay
+    numbers.
+    """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["id", "quantity", "system", "value", "unit", "displayed", "source"])
     for row in rows:
-        writer.writerow(
-            [
-                row["id"],
-                row["quantity"],
-                row["system"],
-                csv_value(row["value"]),
-                row["unit"],
-                row["displayed"],
-                row["source"],
-            ]
-        )
+        cells = [row["id"], row["quantity"], row["system"], csv_value(row["value"])]
+        cells += [row["unit"], row["displayed"], row["source"]]
+        writer.writerow(["" if c is None else csv_cell(str(c)) for c in cells])
     return out.getvalue()
