@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "language.md"
 START, END = "<!-- codes:start -->", "<!-- codes:end -->"
 GROUPS = (
-    ("Syntax (E0xx)", lambda c: c[1] == "0" and c[2] != "9"),
+    ("Syntax and text (E0xx, W0xx)", lambda c: c[1] == "0" and c[2] != "9"),
     ("Files and limits (E09x)", lambda c: c[1:3] == "09"),
     ("Semantics (E1xx, W1xx warnings)", lambda c: c[1] == "1"),
     ("IR schema (E2xx)", lambda c: c[1] == "2"),

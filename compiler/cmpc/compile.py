@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cmpc.check.checker import check_spec
+from cmpc.check.hidden import hidden_characters
 from cmpc.diagnostics import Diagnostic, error, has_errors
 from cmpc.ir import model as ir
 from cmpc.ir.schema import validate_ir
@@ -25,6 +26,7 @@ def compile_with_overrides(source: SourceFile, sets: Sequence[str]):
     Returns (IR or None, diagnostics, the sources of the overrides, the overrides).
     """
     spec, diagnostics = parse_spec(source)
+    diagnostics += hidden_characters(source)
     if spec is None:
         return None, diagnostics, {}, []
     overrides: list[Override] = []

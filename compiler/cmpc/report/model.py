@@ -1638,7 +1638,7 @@ class View:
             )
         ]
         overrides = [
-            Md(f"{code(o.get('path'))} = {code(o.get('value'))}")
+            Md(f"{code(o.get('path'), in_table=False)} = {code(o.get('value'), in_table=False)}")
             for o in self.r.get("overrides") or []
         ]
         warnings = [
@@ -1663,7 +1663,7 @@ class View:
                 }
             )
         return {
-            "spec_file": code(spec.get("file") or "?"),
+            "spec_file": code(spec.get("file") or "?", in_table=False),
             "spec_sha256": code(spec.get("sha256") or DASH),
             "cmpc_version": escape(self.r.get("cmpc_version") or DASH),
             "results_version": escape(self.r.get("results_version") or DASH),

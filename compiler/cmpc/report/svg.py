@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-import re
 from typing import NamedTuple
+
+from cmpc.safe_text import visible
 
 FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
 PAD = 8.0
@@ -27,8 +28,6 @@ WIDTHS = {
     **dict.fromkeys("DGHNOQU&%", 0.78),
     **dict.fromkeys("mwMW@", 0.92),
 }
-# Characters XML 1.0 cannot hold (controls, lone surrogates, U+FFFE/F): dropped from text.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 # The specs are NamedTuples: immutable like frozen dataclasses, and ten times cheaper to define
@@ -129,7 +128,7 @@ def text_width(text: str, size: float) -> float:
 
 def fit(text: str, size: float, room: float) -> str:
     """The text, cut with an ellipsis to fit `room` px."""
-    text = _NOT_XML.sub("", text)
+    text = visible(text)
     if text_width(text, size) <= room:
         return text
     room -= text_width("…", size)
@@ -141,7 +140,9 @@ def fit(text: str, size: float, room: float) -> str:
 
 
 def esc(text: str) -> str:
-    text = _NOT_XML.sub("", text)
+    """Text for an SVG element: hidden characters written out (XML cannot hold controls, and
+    bidi controls would reorder the figure's labels), then XML-escaped."""
+    text = visible(text)
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 

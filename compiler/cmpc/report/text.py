@@ -6,6 +6,8 @@ import math
 import re
 from urllib.parse import quote
 
+from cmpc.safe_text import visible
+
 DASH = "n/a"
 
 
@@ -23,10 +25,11 @@ _LINE_START = re.compile(r"^(\s*)([#+\-]|\d+(?=[.)](?:\s|$)))(?=\s|$|[.)])")
 
 
 def escape(value: object) -> Md:
-    """Spec text made inert in Markdown and HTML: one line, every markup character escaped."""
+    """Spec text made inert in Markdown and HTML: one line, every markup character escaped,
+    hidden characters (bidi controls, zero-width) written out as `\\u202E`."""
     if isinstance(value, Md):
         return value
-    text = " ".join(str(value).split())
+    text = visible(" ".join(str(value).split()))
     text = SPECIAL.sub(r"\\\1", text)
     match = _LINE_START.match(text)
     if match:
@@ -43,7 +46,7 @@ def escape_prose(value: object) -> Md:
     """cmpc's own prose (analysis notes): `spans` stay code spans, everything else is escaped."""
     if isinstance(value, Md):
         return value
-    parts = re.split(r"`([^`]+)`", " ".join(str(value).split()))
+    parts = re.split(r"`([^`]+)`", visible(" ".join(str(value).split())))
     return Md("".join(code(p) if i % 2 else _spaced(p) for i, p in enumerate(parts)))
 
 
@@ -56,12 +59,17 @@ def _spaced(text: str) -> str:
     return f"{lead}{escape(text)}{trail}"
 
 
-def code(value: object) -> Md:
-    """An identifier as a code span (fenced with more backticks than it holds)."""
-    text = " ".join(str(value).split()).replace("|", "/")
+def code(value: object, in_table: bool = True) -> Md:
+    """An identifier or a file name as a code span (fenced with more backticks than it holds):
+    every character kept, hidden ones written out; `|` escaped where it would end a table cell
+    (GFM reads `\\|` as `|` in a table, also in a code span, and as two characters elsewhere)."""
+    text = visible(value)
+    if in_table:
+        text = text.replace("|", "\\|")
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    edges = text[:1] + text[-1:]
+    pad = " " if "`" in edges or edges == "  " else ""  # CommonMark strips one space a side
     return Md(f"{fence}{pad}{text}{pad}{fence}")
 
 
