@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cmpc.traces.table import LATENCY_METRICS, FieldValue, Run, row_sums
+from cmpc.language.vocabulary import PercentileMethod
+from cmpc.traces.table import LATENCY_METRICS, FieldValue, Published, Requests, Run, row_sums
 
 DEFAULT_PERCENTILES = ("50", "90", "99")
 THROUGHPUT_BASES = ("requests", "input", "output", "total", "cached_input", "uncached_input")
@@ -53,7 +54,11 @@ _FIELDS = ("mean", "median", "std", "min", "max")
 
 
 def describe(
-    x: np.ndarray, percentiles: Iterable[str], method: str = "linear", *, overwrite: bool = False
+    x: np.ndarray,
+    percentiles: Iterable[str],
+    method: PercentileMethod = "linear",
+    *,
+    overwrite: bool = False,
 ) -> Stats:
     """n, mean, population std, min, max, median and percentiles, as numpy computes them.
 
@@ -145,7 +150,7 @@ class RunMetrics:
     fields: Mapping[str, FieldValue]
     aggregate_only: bool
     percentile_keys: tuple[str, ...]
-    method: str
+    method: PercentileMethod
     total: int | None
     succeeded: int | None
     failed: int | None
@@ -279,6 +284,7 @@ def per_request(run: Run) -> dict[str, np.ndarray]:
         sel = ok & (req.output_tokens > 0) & ~np.isnan(req.e2el)
         out["e2e_per_token"] = req.e2el[sel] / req.output_tokens[sel]
     if req.gaps is not None:
+        assert req.gap_offsets is not None  # readers set the two together
         counts = np.diff(req.gap_offsets)
         out["chunk_gap"] = (
             req.gaps if np.all(ok | (counts == 0)) else req.gaps[np.repeat(ok, counts)]
@@ -301,8 +307,9 @@ def _rate(value: float | None, duration: float | None) -> float | None:
     return value / duration
 
 
-def _goodput(samples: Mapping[str, np.ndarray], run: Run, slos: Mapping[str, float]):
-    req = run.requests
+def _goodput(
+    req: Requests, run: Run, slos: Mapping[str, float]
+) -> tuple[float | None, float | None]:
     ok = req.ok
     good = ok.copy()
     for metric, limit in slos.items():
@@ -310,7 +317,12 @@ def _goodput(samples: Mapping[str, np.ndarray], run: Run, slos: Mapping[str, flo
             good &= np.nan_to_num(req.ttft, nan=np.inf) <= limit
         elif metric == "e2el" and req.e2el is not None:
             good &= np.nan_to_num(req.e2el, nan=np.inf) <= limit
-        elif metric == "tpot" and req.output_tokens is not None and req.e2el is not None:
+        elif (
+            metric == "tpot"
+            and req.output_tokens is not None
+            and req.e2el is not None
+            and req.ttft is not None
+        ):
             many = req.output_tokens > 1
             tpot = np.zeros(ok.size)  # one-token requests count as tpot 0, like vLLM
             denom = np.where(many, req.output_tokens - 1, 1)
@@ -326,7 +338,7 @@ def summarize(
     run: Run,
     *,
     percentiles: Iterable[str] = DEFAULT_PERCENTILES,
-    method: str = "linear",
+    method: PercentileMethod = "linear",
     slos: Mapping[str, float] | None = None,
     overwrite_input: bool = False,
 ) -> RunMetrics:
@@ -337,7 +349,8 @@ def summarize(
     """
     keys = tuple(percentiles)
     if run.requests is None:
-        return _summarize_published(run, keys, method, slos)
+        # every reader gives a run its requests or (aggregate-only formats) its published figures
+        return _summarize_published(run, run.published or Published(), keys, method, slos)
     req = run.requests
     ok = req.ok
     samples = per_request(run)
@@ -368,7 +381,7 @@ def summarize(
     }
     goodput = attainment = None
     if slos:
-        goodput, attainment = _goodput(samples, run, slos)
+        goodput, attainment = _goodput(req, run, slos)
     metrics = RunMetrics(
         path=run.path,
         format=run.format,
@@ -399,8 +412,13 @@ def summarize(
     return metrics
 
 
-def _summarize_published(run: Run, keys: tuple[str, ...], method: str, slos) -> RunMetrics:
-    pub = run.published
+def _summarize_published(
+    run: Run,
+    pub: Published,
+    keys: tuple[str, ...],
+    method: PercentileMethod,
+    slos: Mapping[str, float] | None,
+) -> RunMetrics:
     stats: dict[str, Stats | None] = dict.fromkeys(LATENCY_METRICS)
     for metric, values in pub.latency.items():
         if metric in stats and values:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from cmpc.diagnostics import Diagnostic, error
 from cmpc.language import units
+from cmpc.language.vocabulary import W, is_word
 from cmpc.source import Span
 from cmpc.syntax import tree as st
 
@@ -110,20 +111,26 @@ class Reader:
     def word(
         self,
         field: Field,
-        choices: Iterable[str],
-        aliases: Mapping[str, str] | None = None,
-    ) -> str | None:
-        choices = tuple(choices)
-        atom = self._single(field, st.Name, "a name", choices[0])
+        choices: Iterable[W],
+        aliases: Mapping[str, W] | None = None,
+    ) -> W | None:
+        words = tuple(choices)
+        atom = self._single(field, st.Name, "a name", words[0])
         if atom is None:
             return None
-        return self.choose(atom, field.key, choices, aliases)
+        return self.choose(atom, field.key, words, aliases)
 
-    def choose(self, atom: st.Name, key: str, choices: tuple[str, ...], aliases=None) -> str | None:
+    def choose(
+        self,
+        atom: st.Name,
+        key: str,
+        choices: tuple[W, ...],
+        aliases: Mapping[str, W] | None = None,
+    ) -> W | None:
         value = atom.value
         if aliases and value in aliases:
             return aliases[value]
-        if value in choices:
+        if is_word(value, choices):
             return value
         close = suggest(value, [*choices, *(aliases or {})])
         self.fail(

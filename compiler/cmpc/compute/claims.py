@@ -88,12 +88,12 @@ def rate_at_scope(claim: Claim, scope: Scope, facts: ScopeFacts = ScopeFacts()) 
     if scope is claim.scope:
         return Derivation(rate, scope)
     source_gpus, target_gpus = facts.gpus(claim.scope), facts.gpus(scope)
-    missing = tuple(
-        _fact_name(s)
-        for s, n in ((claim.scope, source_gpus), (scope, target_gpus))
-        if n is None and s is not Scope.GPU
-    )
-    if missing:
+    if source_gpus is None or target_gpus is None:  # never at GPU scope: one GPU is a GPU
+        missing = tuple(
+            _fact_name(s)
+            for s, n in ((claim.scope, source_gpus), (scope, target_gpus))
+            if n is None and s is not Scope.GPU
+        )
         return Derivation(
             None,
             scope,

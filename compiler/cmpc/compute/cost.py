@@ -84,7 +84,8 @@ class PerGpuThroughput:
     total: float
 
     def on(self, basis: TokenBasis | str) -> float:
-        return getattr(self, TokenBasis(basis).value)
+        rate: float = getattr(self, TokenBasis(basis).value)
+        return rate
 
 
 def per_gpu_throughput(input_tok_s: float, output_tok_s: float, gpus: int) -> PerGpuThroughput:

@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+Floats = NDArray[np.float64]
 
 
 class Method(StrEnum):
@@ -54,7 +57,7 @@ def _is_usable(point: Point) -> bool:
     return math.isfinite(point.interactivity) and math.isfinite(point.throughput)
 
 
-def _sort_key(point: Point) -> tuple:
+def _sort_key(point: Point) -> tuple[float, float, float, str]:
     concurrency = point.concurrency if point.concurrency is not None else math.inf
     return (point.interactivity, -point.throughput, concurrency, point.label)
 
@@ -75,7 +78,7 @@ def pareto_frontier(points: Iterable[Point]) -> tuple[Point, ...]:
     return tuple(front)
 
 
-def steffen_slopes(x: Sequence[float], y: Sequence[float]) -> np.ndarray:
+def steffen_slopes(x: ArrayLike, y: ArrayLike) -> Floats:
     """Knot slopes of Steffen's (1990) monotone cubic, as d3's `curveMonotoneX` computes them."""
     xs = np.asarray(x, dtype=float)
     ys = np.asarray(y, dtype=float)
@@ -96,17 +99,18 @@ def steffen_slopes(x: Sequence[float], y: Sequence[float]) -> np.ndarray:
     return slopes
 
 
-def _hermite(t: np.ndarray, h: np.ndarray, y0, y1, m0, m1) -> np.ndarray:
+def _hermite(t: Floats, h: Floats, y0: Floats, y1: Floats, m0: Floats, m1: Floats) -> Floats:
     t2, t3 = t * t, t * t * t
-    return (
+    value: Floats = (
         (2 * t3 - 3 * t2 + 1) * y0
         + (t3 - 2 * t2 + t) * h * m0
         + (-2 * t3 + 3 * t2) * y1
         + (t3 - t2) * h * m1
     )
+    return value
 
 
-def steffen_curve(frontier: Sequence[Point], targets: Sequence[float]) -> np.ndarray:
+def steffen_curve(frontier: Sequence[Point], targets: Sequence[float]) -> Floats:
     """The Steffen curve through the frontier at each target (NaN outside the frontier)."""
     x = np.array([p.interactivity for p in frontier], dtype=float)
     y = np.array([p.throughput for p in frontier], dtype=float)

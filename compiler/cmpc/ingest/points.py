@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from cmpc.metrics import RunMetrics
 from cmpc.traces.where import Filter
 
 
@@ -34,19 +35,20 @@ class SystemData:
     runs: Mapping[str, tuple[RunPoint, ...]] = field(default_factory=dict)
 
 
-def matches(fields, where) -> bool:
+def matches(fields: Mapping[str, object], where: Iterable[tuple[str, str]]) -> bool:
     """A spec's `where` pairs, compared as `cmpc sweep --where` compares them."""
     return all(Filter(key, value).matches(fields) for key, value in where)
 
 
-def run_point(metrics, metric: str, statistic: str, rel: str) -> RunPoint:
+def run_point(metrics: RunMetrics, metric: str, statistic: str, rel: str) -> RunPoint:
     per_gpu = metrics.per_gpu or {}
     gpus = metrics.num_gpus
     inp, out = metrics.throughput("input"), metrics.throughput("output")
     cached = metrics.throughput("cached_input")
-    if inp is None and out is None and gpus and per_gpu.get("output") is not None:
+    per_gpu_output = per_gpu.get("output")
+    if inp is None and out is None and gpus and per_gpu_output is not None:
         inp = (per_gpu.get("input") or 0.0) * gpus
-        out = per_gpu["output"] * gpus
+        out = per_gpu_output * gpus
     fields = dict(metrics.fields)
     conc = fields.get("conc") or fields.get("max_concurrency") or fields.get("concurrency")
     try:

@@ -9,6 +9,7 @@ from concurrent.futures import (
     FIRST_COMPLETED,
     BrokenExecutor,
     Executor,
+    Future,
     ProcessPoolExecutor,
     wait,
 )
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from cmpc.diagnostics import Diagnostic
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
-from cmpc.ingest.points import matches, run_point
+from cmpc.ingest.points import RunPoint, matches, run_point
 from cmpc.metrics import summarize  # imported before workers fork, not once in each
 from cmpc.traces import load_runs, skips_gaps
 
@@ -81,7 +82,7 @@ def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
     loaded, problems = load_runs(task.path, format=task.format, gaps=task.reads_gaps)
     kept = [r for r in loaded if matches(r.fields, task.where)]
     percentiles = tuple(s[1:] for s in task.statistics if s.startswith("p"))
-    points: dict[str, list] = {s: [] for s in task.statistics}
+    points: dict[str, list[RunPoint]] = {s: [] for s in task.statistics}
     for run in kept:
         metrics = summarize(
             run,
@@ -117,7 +118,7 @@ def reduce_all(
     """
     unique = list(dict.fromkeys(tasks))
     done: dict[Task, Done] = {}
-    todo = []
+    todo: list[Task] = []
     for task in unique:
         if cache:
             probe = _probe(task, cache)
@@ -160,7 +161,15 @@ def _probe(task: Task, cache: Cache) -> Done | None:
     return None if hit is None else Done(sha, hit, cached=True)
 
 
-def _collect(executor: Executor, todo, cache, done, progress, total, slots=None) -> None:
+def _collect(
+    executor: Executor,
+    todo: Sequence[Task],
+    cache: Cache | None,
+    done: dict[Task, Done],
+    progress: Progress | None,
+    total: int,
+    slots: int | None = None,
+) -> None:
     """Largest files first, so one big file does not finish alone at the end.
 
     With `slots` local workers, files run side by side only while their sizes plus each extra
@@ -175,7 +184,7 @@ def _collect(executor: Executor, todo, cache, done, progress, total, slots=None)
         median = sorted(sizes.values())[len(sizes) // 2]
         budget = max(max(sizes.values()), slots * (median + WORKER_BYTES))
     slots = slots or len(todo)
-    running: dict = {}
+    running: dict[Future[Done], Task] = {}
     used = 0
     try:
         while waiting or running:

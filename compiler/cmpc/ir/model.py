@@ -7,6 +7,29 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from cmpc.jsontypes import JsonObject
+from cmpc.language.vocabulary import (
+    ClaimKind,
+    CostBasis,
+    CostPriceBasis,
+    Format,
+    Metric,
+    NormalizeUnit,
+    PercentileMethod,
+    PoolRole,
+    PowerBasis,
+    ReadMethod,
+    ReportedUnit,
+    ReusedMode,
+    Role,
+    Scope,
+    SensitivityParameter,
+    Status,
+    TargetForm,
+    TokenKind,
+    TtftMode,
+)
+
 IR_VERSION = "1"
 
 
@@ -16,12 +39,12 @@ class Source:
 
     name: str
     title: str | None = None
-    role: str = "self"  # self | third_party | vendor
+    role: Role = "self"
     snapshot: str | None = None
     run_date: str | None = None
     retrieved: str | None = None
     url: str | None = None
-    status: str = "unverified"  # verified | unverified | self_reported
+    status: Status = "unverified"
     publisher: str | None = None
     notes: str | None = None
 
@@ -30,7 +53,7 @@ class Source:
 class Target:
     """The latency constraint's target, as given and in both equivalent forms."""
 
-    given_as: str  # interactivity | latency
+    given_as: TargetForm
     value: float
     unit: str
     interactivity_tok_s_user: float
@@ -41,12 +64,12 @@ class Target:
 class Latency:
     """Which latency is constrained, by which statistic, at which target, read how."""
 
-    metric: str = "tpot"
-    ttft: str = "excluded"
-    statistic: str = "median"
+    metric: Metric = "tpot"
+    ttft: TtftMode = "excluded"
+    statistic: str = "median"  # mean, median or pNN (p50 is median)
     target: Target | None = None
-    read: str = "steffen"
-    percentile_method: str = "linear"
+    read: ReadMethod = "steffen"
+    percentile_method: PercentileMethod = "linear"
     slo: tuple[tuple[str, float], ...] = ()  # per-request limits in seconds, for goodput
 
 
@@ -54,8 +77,8 @@ class Latency:
 class Tokens:
     """Which tokens a throughput counts, and whether prefix-cached input counts."""
 
-    count: tuple[str, ...] = ("input", "output")
-    reused: str = "included"
+    count: tuple[TokenKind, ...] = ("input", "output")
+    reused: ReusedMode = "included"
     hit_rate_margin: float = 0.05
 
 
@@ -63,8 +86,8 @@ class Tokens:
 class Normalization:
     """The unit that throughput and cost are divided by."""
 
-    per: str = "gpu"
-    power_basis: str | None = None
+    per: NormalizeUnit = "gpu"
+    power_basis: PowerBasis | None = None
 
 
 @dataclass(frozen=True)
@@ -73,7 +96,7 @@ class Price:
 
     scenario: str
     usd_per_gpu_hour: float
-    basis: str
+    basis: CostPriceBasis
     source: str | None = None
     as_of: str | None = None
 
@@ -83,7 +106,7 @@ class Power:
     """Power per GPU and what it measures (measured, tdp or all-in provisioned)."""
 
     watts_per_gpu: float
-    basis: str
+    basis: PowerBasis
     source: str | None = None
 
 
@@ -106,7 +129,7 @@ class Tco:
 class Pool:
     """One worker pool of a disaggregated deployment (prefill or decode)."""
 
-    role: str
+    role: PoolRole
     workers: int = 1
     tp: int = 1
     pp: int = 1
@@ -139,7 +162,7 @@ class Runs:
     """Benchmark output files: a glob relative to the spec and their format."""
 
     glob: str
-    format: str | None = None
+    format: Format | None = None
     where: tuple[tuple[str, str], ...] = ()
     source: str | None = None
 
@@ -151,7 +174,7 @@ class ReportedPoint:
     interactivity_tok_s_user: float
     throughput: float
     concurrency: float | None = None
-    throughput_unit: str = "tok/s/gpu"
+    throughput_unit: ReportedUnit = "tok/s/gpu"
 
 
 @dataclass(frozen=True)
@@ -161,7 +184,7 @@ class Reported:
     source: str
     statistic: str | None = None
     throughput: float | None = None
-    throughput_unit: str | None = None
+    throughput_unit: ReportedUnit | None = None
     at_interactivity_tok_s_user: float | None = None
     ratio: float | None = None
     ratio_to: str | None = None
@@ -207,7 +230,7 @@ class Cost:
     """How prices become cost per token."""
 
     utilization: float = 1.0
-    per_million: str = "total"  # total | output | input | blended
+    per_million: CostBasis = "total"
     blend_input: float | None = None
     blend_output: float | None = None
     scenario: str | None = None
@@ -241,11 +264,11 @@ class Claim:
     dimension: str
     canonical_value: float
     canonical_unit: str
-    kind: str = "volume"  # volume | throughput | revenue | price | cost | other
-    scope: str = "cluster"  # gpu | node | cluster | fleet
+    kind: ClaimKind = "volume"
+    scope: Scope = "cluster"
     period: str | None = None
     source: str | None = None
-    status: str = "unverified"
+    status: Status = "unverified"
     about: str | None = None
     gpus: int | None = None
     nodes: int | None = None
@@ -264,7 +287,7 @@ class Alternative:
 class SensitivityAxis:
     """A parameter varied in the sensitivity table."""
 
-    parameter: str
+    parameter: SensitivityParameter
     alternatives: tuple[Alternative, ...]
 
 
@@ -294,9 +317,9 @@ class Comparison:
     def source(self, name: str) -> Source | None:
         return next((s for s in self.sources if s.name == name), None)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         """The IR as JSON data, in the shape ir.schema.json describes."""
-        doc = _jsonable(self)
+        doc: JsonObject = _jsonable(self)
         doc["ir_version"] = IR_VERSION
         return doc
 

@@ -10,27 +10,33 @@ import tempfile
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cmpc.diagnostics import Diagnostic, error
 from cmpc.ir.model import Comparison
+from cmpc.jsontypes import JsonObject
 from cmpc.source import Span
 
+if TYPE_CHECKING:  # jsonschema is imported only when an IR is validated (see validate_ir)
+    from jsonschema import Draft202012Validator, ValidationError
+
 
 @cache
-def ir_schema() -> dict:
+def ir_schema() -> JsonObject:
     """The schema document shipped with the package."""
     text = resources.files("cmpc").joinpath("schemas/ir.schema.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    schema: JsonObject = json.loads(text)
+    return schema
 
 
 @cache
-def _validator():
+def _validator() -> Draft202012Validator:
     from jsonschema import Draft202012Validator
 
     return Draft202012Validator(ir_schema())
 
 
-def _memo_path(document: dict) -> Path:
+def _memo_path(document: JsonObject) -> Path:
     """Where a previous run noted that exactly this IR, under exactly this schema, was valid."""
     digest = hashlib.sha256()
     digest.update(json.dumps(ir_schema(), sort_keys=True).encode())
@@ -76,7 +82,7 @@ def validate_ir(comparison: Comparison, origins: dict[str, Span]) -> list[Diagno
     return [_diagnostic(e, origins, comparison.file) for e in problems]
 
 
-def _diagnostic(problem, origins: dict[str, Span], file: str) -> Diagnostic:
+def _diagnostic(problem: ValidationError, origins: dict[str, Span], file: str) -> Diagnostic:
     parts = [str(p) for p in problem.absolute_path]
     pointer = "/" + "/".join(parts) if parts else ""
     span = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal, TypeGuard, TypeVar, get_args
+
 # Blocks and the keys they accept. True marks keys that may repeat.
 COMPARISON_KEYS = {
     "question": False,
@@ -115,19 +117,20 @@ CLAIM_KEYS = dict.fromkeys(
     ),
     False,
 )
-SENSITIVITY_KEYS = dict.fromkeys(
-    ("tokens", "statistic", "utilization", "read", "price", "normalize", "target"), False
-)
+SensitivityParameter = Literal[
+    "tokens", "statistic", "utilization", "read", "price", "normalize", "target"
+]
+SENSITIVITY_KEYS = dict.fromkeys(get_args(SensitivityParameter), False)
 
-# Enumerations.
-ROLES = ("self", "third_party", "vendor", "synthetic")
-STATUSES = ("verified", "unverified", "self_reported")
-METRICS = ("ttft", "tpot", "chunk_gap", "e2el", "e2e_per_token")
-PER_TOKEN_METRICS = ("tpot", "chunk_gap", "e2e_per_token")
-TTFT_MODES = ("excluded", "included")
-READ_METHODS = ("steffen", "linear", "nearest")
-READ_ALIASES = {"spline": "steffen", "monotone": "steffen"}
-PERCENTILE_METHODS = (
+# Enumerations: each closed word set is a Literal type (what the IR's fields hold) and the tuple
+# of its words (what the checker offers), the tuple taken from the type so the two cannot drift.
+Role = Literal["self", "third_party", "vendor", "synthetic"]
+Status = Literal["verified", "unverified", "self_reported"]
+Metric = Literal["ttft", "tpot", "chunk_gap", "e2el", "e2e_per_token"]
+TtftMode = Literal["excluded", "included"]
+ReadMethod = Literal["steffen", "linear", "nearest"]
+# numpy's names for its percentile methods (`numpy.percentile(method=...)`)
+PercentileMethod = Literal[
     "linear",
     "lower",
     "higher",
@@ -141,17 +144,18 @@ PERCENTILE_METHODS = (
     "weibull",
     "median_unbiased",
     "normal_unbiased",
-)
-TOKEN_KINDS = ("input", "output", "uncached_input", "cached_input")
-REUSED_MODES = ("included", "excluded")
-NORMALIZATIONS = ("gpu", "node", "rack", "dollar", "mw", "joule")
-POWER_BASES = ("measured", "tdp", "provisioned")
-PRICE_BASES = ("on_demand", "reserved", "rental", "owning", "tco", "spot", "assumed", "revenue")
-COST_BASES = ("total", "output", "input", "blended")
-DTYPES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5}
-CLAIM_KINDS = ("volume", "throughput", "revenue", "price", "cost", "other")
-SCOPES = ("gpu", "node", "cluster", "fleet")
-FORMATS = (
+]
+TokenKind = Literal["input", "output", "uncached_input", "cached_input"]
+ReusedMode = Literal["included", "excluded"]
+NormalizeUnit = Literal["gpu", "node", "rack", "dollar", "mw", "joule"]
+PowerBasis = Literal["measured", "tdp", "provisioned"]
+CostPriceBasis = Literal["on_demand", "reserved", "rental", "owning", "tco", "spot", "assumed"]
+# the bases a price may state; a revenue price is refused as a cost (E115), so none reaches the IR
+PriceBasis = Literal[CostPriceBasis, "revenue"]
+CostBasis = Literal["total", "output", "input", "blended"]
+ClaimKind = Literal["volume", "throughput", "revenue", "price", "cost", "other"]
+Scope = Literal["gpu", "node", "cluster", "fleet"]
+Format = Literal[
     "vllm",
     "sglang",
     "aiperf",
@@ -162,7 +166,37 @@ FORMATS = (
     "genai-bench",
     "inferencex",
     "cmpc",
-)
+]
+TargetForm = Literal["interactivity", "latency"]
+PoolRole = Literal["prefill", "decode"]
+ReportedUnit = Literal["tok/s/gpu", "tok/s/node", "tok/s"]
+
+ROLES: tuple[Role, ...] = get_args(Role)
+STATUSES: tuple[Status, ...] = get_args(Status)
+METRICS: tuple[Metric, ...] = get_args(Metric)
+PER_TOKEN_METRICS: tuple[Metric, ...] = ("tpot", "chunk_gap", "e2e_per_token")
+TTFT_MODES: tuple[TtftMode, ...] = get_args(TtftMode)
+READ_METHODS: tuple[ReadMethod, ...] = get_args(ReadMethod)
+READ_ALIASES: dict[str, ReadMethod] = {"spline": "steffen", "monotone": "steffen"}
+PERCENTILE_METHODS: tuple[PercentileMethod, ...] = get_args(PercentileMethod)
+TOKEN_KINDS: tuple[TokenKind, ...] = get_args(TokenKind)
+REUSED_MODES: tuple[ReusedMode, ...] = get_args(ReusedMode)
+NORMALIZATIONS: tuple[NormalizeUnit, ...] = get_args(NormalizeUnit)
+POWER_BASES: tuple[PowerBasis, ...] = get_args(PowerBasis)
+PRICE_BASES: tuple[PriceBasis, ...] = get_args(PriceBasis)
+COST_BASES: tuple[CostBasis, ...] = get_args(CostBasis)
+DTYPES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5}
+CLAIM_KINDS: tuple[ClaimKind, ...] = get_args(ClaimKind)
+SCOPES: tuple[Scope, ...] = get_args(Scope)
+FORMATS: tuple[Format, ...] = get_args(Format)
+
+W = TypeVar("W", bound=str)
+
+
+def is_word(value: str, words: tuple[W, ...]) -> TypeGuard[W]:
+    """True when `value` is one of `words` (and from then on typed as that word set)."""
+    return value in words
+
 
 # The disclosure checklist (reference/methodology.md §6): key -> the question a reader asks.
 # The first five are the article's five questions.
