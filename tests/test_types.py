@@ -124,3 +124,121 @@ def test_vocabulary_tuples_are_their_literal_types(words, literal):
 def test_the_role_words_include_synthetic():
     # the comment this type replaced (`self | third_party | vendor`) had drifted
     assert "synthetic" in typing.get_args(typing.get_type_hints(ir.Source)["role"])
+
+
+# -- results: TypedDicts <-> results.schema.json ---------------------------------------------
+
+
+def _results_schema() -> dict:
+    return json.loads((SCHEMAS / "results.schema.json").read_text())
+
+
+def _bare(hint: object) -> object:
+    """`X | None` -> X (the schema spells the null as a second alternative)."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if len(args) == 1:
+            return args[0]
+    return hint
+
+
+def _object(node: dict, schema: dict) -> dict:
+    """The object schema in `node`, through `$ref` and an `anyOf` with null."""
+    ref = node.get("$ref", "")
+    if ref.startswith("#/$defs/"):
+        return _object(schema["$defs"][ref.removeprefix("#/$defs/")], schema)
+    for alternative in node.get("anyOf", ()):
+        if alternative.get("type") != "null":
+            return _object(alternative, schema)
+    return node
+
+
+def _typed_objects(td: type, node: dict, schema: dict, path: str = ""):
+    """(path, TypedDict, its schema object) for `td` and every TypedDict inside it."""
+    node = _object(node, schema)
+    yield path or "/", td, node
+    properties = node.get("properties", {})
+    for key, hint in typing.get_type_hints(td).items():
+        inner, sub = _bare(hint), properties.get(key, {})
+        origin = typing.get_origin(inner)
+        if origin is list:
+            inner, sub = typing.get_args(inner)[0], _object(sub, schema).get("items", {})
+        elif origin is dict:
+            inner, sub = (
+                typing.get_args(inner)[1],
+                _object(sub, schema).get("additionalProperties", {}),
+            )
+        inner = _bare(inner)
+        if isinstance(inner, type) and typing.is_typeddict(inner):
+            yield from _typed_objects(inner, sub, schema, f"{path}/{key}")
+
+
+def _all_typed_objects():
+    from cmpc.analysis import types as T
+
+    schema = _results_schema()
+    return list(_typed_objects(T.Results, schema, schema))
+
+
+@pytest.mark.parametrize(
+    ("path", "td", "node"), _all_typed_objects(), ids=lambda v: v if isinstance(v, str) else ""
+)
+def test_results_typeddicts_mirror_the_schema(path, td, node):
+    assert set(node.get("properties", {})) == set(typing.get_type_hints(td)), path
+    assert set(node.get("required", ())) == set(td.__required_keys__), path
+    # closed, so a key the types lack fails the schema validation of a build
+    assert node.get("additionalProperties") is False, path
+
+
+def test_the_walk_reaches_every_results_typeddict():
+    from cmpc.analysis import types as T
+
+    every = {v for v in vars(T).values() if isinstance(v, type) and typing.is_typeddict(v)}
+    reached = {td for _, td, _ in _all_typed_objects()}
+    assert every - reached == {T.Analysis}  # Results extends it
+
+
+TCO_SPEC = """
+comparison "owned or rented" {
+  baseline rented
+  latency { metric tpot; statistic p90; target 30 tok/s/user; slo ttft 1 s tpot 50 ms }
+  capacity { weights 140 GB; layers 80; kv_heads 8; head_dim 128; context 8192; concurrency 16 }
+  system owned {
+    accelerator "A" x 8
+    memory 192 GB
+    power 1.2 kW basis provisioned
+    tco { capex 40000 USD/gpu; years 4; power 1.2 kW; pue 1.3; electricity 0.08 USD/kWh }
+    runs "data/synthetic/alpha/*.jsonl" format cmpc
+  }
+  system rented {
+    accelerator "B" x 8
+    memory 288 GB
+    price 2.50 USD/gpu/h basis rental
+    runs "data/synthetic/beta/*.jsonl" format cmpc
+  }
+  claim tokens_day { value 1e12 tokens/day; scope cluster; gpus 64 }
+  claim offpeak { value 3 USD/gpu/h; kind revenue; scope gpu }
+}
+"""
+
+
+def test_a_build_with_every_optional_part_matches_the_results_schema(tmp_path, in_repo):
+    import shutil
+
+    import jsonschema
+    from referencing import Registry, Resource
+
+    from cmpc.build.pipeline import build_spec
+
+    repo = SCHEMAS.parents[2]
+    shutil.copytree(repo / "specs" / "data" / "synthetic", tmp_path / "data" / "synthetic")
+    (tmp_path / "tco.cmp").write_text(TCO_SPEC)
+    outcome = build_spec(str(tmp_path / "tco.cmp"), out_dir=str(tmp_path / "out"), render=False)
+    assert outcome.code == 0, outcome.diagnostics
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    owned = results["systems"]["owned"]
+    assert "tco" in owned["cost"]["price"] and owned["goodput"] and owned["energy"]
+    assert results["capacity"] and results["claim_combinations"]
+    ir = json.loads((SCHEMAS / "ir.schema.json").read_text())
+    registry = Registry().with_resource(ir["$id"], Resource.from_contents(ir))
+    jsonschema.Draft202012Validator(_results_schema(), registry=registry).validate(results)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from cmpc.analysis import types as T
 from cmpc.compute.accounting import (
     CacheSource,
     TokenAccounting,
@@ -33,7 +35,7 @@ from cmpc.ingest.points import RunPoint, SystemData
 from cmpc.ir import model as ir
 from cmpc.language import vocabulary as V
 
-UNITS = {
+UNITS: dict[V.NormalizeUnit, str] = {
     "gpu": "tok/s/gpu",
     "node": "tok/s/node",
     "rack": "tok/s/rack",
@@ -50,28 +52,28 @@ class _Ctx:
     diagnostics: list[Diagnostic]
     quiet: bool = False
 
-    def warn(self, code: str, message: str, **kw) -> None:
+    def warn(self, code: str, message: str, **kw: Any) -> None:
         if not self.quiet:
             self.diagnostics.append(warning(code, message, file=self.comparison.file, **kw))
 
 
 def analyze(
     comparison: ir.Comparison, data: Mapping[str, SystemData]
-) -> tuple[dict, list[Diagnostic]]:
+) -> tuple[T.Analysis, list[Diagnostic]]:
     """The results model (see schemas/results.schema.json) and the warnings met on the way."""
     ctx = _Ctx(comparison, data, [])
     core = _core(ctx)
     sensitivity = _sensitivity(comparison, data, core)
-    results = {
+    results: T.Analysis = {
         "title": comparison.title,
         "question": comparison.question,
         "baseline": comparison.baseline,
         "synthetic": comparison.synthetic,
         "conditions": _conditions(comparison),
-        "systems": core["systems"],
-        "headline": core["headline"],
-        "load": core["load"],
-        "comparisons": core["comparisons"],
+        "systems": core.systems,
+        "headline": core.headline,
+        "load": core.load,
+        "comparisons": core.comparisons,
         "claims": [_claim(c, comparison) for c in comparison.claims],
         "claim_combinations": _claim_combinations(comparison.claims),
         "sensitivity": sensitivity,
@@ -85,12 +87,22 @@ def analyze(
 # The core: per-system reads at the target, cost, and ratios
 
 
-def _core(ctx: _Ctx) -> dict:
+@dataclass(frozen=True)
+class _Core:
+    """Each system's figures and the ratios between them."""
+
+    systems: dict[str, T.SystemResult]
+    comparisons: list[T.Ratios]
+    headline: T.Ratios | None
+    load: T.Load | None
+
+
+def _core(ctx: _Ctx) -> _Core:
     comparison = ctx.comparison
     systems = {s.name: _system(ctx, s) for s in comparison.systems}
     if comparison.baseline is None:  # a claims audit
-        return {"systems": systems, "comparisons": [], "headline": None, "load": None}
-    _hit_rate_gap(ctx, systems)
+        return _Core(systems, [], None, None)
+    _hit_rate_gap(ctx, systems, comparison.baseline)
     base = systems[comparison.baseline]
     comparisons = [
         _ratios(ctx, systems[s.name], base, s)
@@ -98,12 +110,7 @@ def _core(ctx: _Ctx) -> dict:
         if s.name != comparison.baseline
     ]
     headline = comparisons[0] if comparisons else None
-    return {
-        "systems": systems,
-        "comparisons": comparisons,
-        "headline": headline,
-        "load": _load(ctx),
-    }
+    return _Core(systems, comparisons, headline, _load(ctx))
 
 
 def _gpus(system: ir.System) -> int | None:
@@ -120,7 +127,7 @@ def _price(system: ir.System, scenario: str | None) -> ir.Price | None:
     return next((p for p in system.prices if p.scenario == scenario), None)
 
 
-def _tco_hourly(tco: ir.Tco) -> dict:
+def _tco_hourly(tco: ir.Tco) -> T.TcoHourly:
     parts = tco_per_gpu_hour(
         TcoParts(
             capex_usd=tco.capex_usd_per_gpu,
@@ -142,7 +149,7 @@ def _tco_hourly(tco: ir.Tco) -> dict:
     }
 
 
-def _hourly_cost(system: ir.System, scenario: str | None) -> dict | None:
+def _hourly_cost(system: ir.System, scenario: str | None) -> T.HourlyCost | None:
     """The $/GPU-hour a system's cost uses: the scenario's price, else its TCO parts."""
     price = None if scenario == "tco" else _price(system, scenario)
     if price is not None:
@@ -166,7 +173,9 @@ def _hourly_cost(system: ir.System, scenario: str | None) -> dict | None:
     return None
 
 
-def _scale(system: ir.System, per: str, hourly: dict | None, utilization: float) -> float | None:
+def _scale(
+    system: ir.System, per: V.NormalizeUnit, hourly: T.HourlyCost | None, utilization: float
+) -> float | None:
     """The factor from tok/s per GPU to the normalization unit (None when a fact is missing)."""
     gpus = _gpus(system)
     if per == "gpu":
@@ -209,7 +218,7 @@ def _rates(point: RunPoint, system: ir.System) -> TokenRates | None:
     )
 
 
-def _system(ctx: _Ctx, system: ir.System) -> dict:
+def _system(ctx: _Ctx, system: ir.System) -> T.SystemResult:
     comparison = ctx.comparison
     latency, cost = comparison.latency, comparison.cost
     per = comparison.normalize.per
@@ -217,31 +226,20 @@ def _system(ctx: _Ctx, system: ir.System) -> dict:
     scale = _scale(system, per, hourly, cost.utilization)
     gpus = _gpus(system)
     target = latency.target
-    out: dict = {
-        "name": system.name,
-        "label": system.label,
-        "accelerator": system.accelerator,
-        "gpus": gpus,
-        "engine": system.engine,
-        "engine_version": system.engine_version,
-        "data": "runs" if system.runs else "reported",
-        "source": system.reported.source if system.reported else None,
-        "points": [],
-        "frontier": [],
-        "hit_rate": None,
-        "hit_rate_basis": "unknown",
-        "notes": [],
-    }
-    read_value = None
-    knots: list[dict] = []
-    reachable = None
-    relative = None
+    points_json: list[T.PointResult] = []
+    frontier_json: list[T.PointResult] = []
+    hit_rate: float | None = None
+    hit_rate_basis: T.HitRateBasis = "unknown"
+    notes: list[str] = []
+    read_value: float | None = None
+    knots: list[T.PointResult] = []
+    reachable: bool | None = None
+    relative: T.Relative | None = None
     if system.runs is not None:
-        points, hit = _run_points(ctx, system, gpus)
-        out["points"] = [_point_json(p) for p in points]
-        out["hit_rate"], out["hit_rate_basis"] = hit
+        points, (hit_rate, hit_rate_basis) = _run_points(ctx, system, gpus)
+        points_json = [_point_json(p) for p in points]
         frontier = pareto_frontier(points)
-        out["frontier"] = [_point_json(p) for p in frontier]
+        frontier_json = [_point_json(p) for p in frontier]
         if target is not None:
             read = read_at(
                 frontier, target.interactivity_tok_s_user or _speed(target), latency.read
@@ -251,31 +249,28 @@ def _system(ctx: _Ctx, system: ir.System) -> dict:
         elif frontier:  # no target: each system at its own peak (one run: as measured)
             peak = max(frontier, key=lambda p: p.throughput)
             read_value, reachable, knots = peak.throughput, True, [_point_json(peak)]
-    else:
-        rep = system.reported
-        out["hit_rate"] = (
-            rep.cache_hit_rate if rep.cache_hit_rate is not None else system.cache_hit_rate
-        )
-        out["hit_rate_basis"] = "declared" if out["hit_rate"] is not None else "unknown"
+    elif (rep := system.reported) is not None:
+        hit_rate = rep.cache_hit_rate if rep.cache_hit_rate is not None else system.cache_hit_rate
+        hit_rate_basis = "declared" if hit_rate is not None else "unknown"
         if rep.points:
             points = [
-                Point(
-                    p.interactivity_tok_s_user,
-                    _per_gpu(p.throughput, p.throughput_unit, system),
-                    p.concurrency,
-                    "reported",
-                )
+                Point(p.interactivity_tok_s_user, per_gpu, p.concurrency, "reported")
                 for p in rep.points
+                if (per_gpu := _per_gpu(p.throughput, p.throughput_unit, system)) is not None
             ]
+            if len(points) < len(rep.points):
+                notes.append(
+                    "reported points per node or per system need the GPU count to be per GPU"
+                )
             frontier = pareto_frontier(points)
-            out["points"] = [_point_json(p) for p in points]
-            out["frontier"] = [_point_json(p) for p in frontier]
-            if target is not None:
+            points_json = [_point_json(p) for p in points]
+            frontier_json = [_point_json(p) for p in frontier]
+            if target is not None and frontier:  # none per GPU: unknown, not unreachable
                 read = read_at(frontier, target.interactivity_tok_s_user, latency.read)
                 read_value, reachable = read.value, read.reachable
                 knots = [_point_json(p) for p in read.knots]
         elif rep.throughput is not None:
-            read_value, reachable = _reported_per_gpu(rep, system), True
+            read_value, reachable = _per_gpu(rep.throughput, rep.throughput_unit, system), True
             if (
                 target is not None
                 and rep.at_interactivity_tok_s_user is not None
@@ -289,11 +284,11 @@ def _system(ctx: _Ctx, system: ir.System) -> dict:
                     f"{rep.at_interactivity_tok_s_user:g} tok/s/user, not at the target "
                     f"{target.interactivity_tok_s_user:g}",
                 )
-                out["notes"].append("reported at a different interactivity than the target")
+                notes.append("reported at a different interactivity than the target")
         elif rep.ratio is not None:
-            relative = (rep.ratio, rep.ratio_to)
+            relative = {"ratio": rep.ratio, "to": rep.ratio_to}
             reachable = True
-    out["goodput"] = _goodput(ctx, system, gpus)
+    goodput = _goodput(ctx, system, gpus)
     if target is not None and reachable is False:
         ctx.warn(
             "W411",
@@ -301,39 +296,54 @@ def _system(ctx: _Ctx, system: ir.System) -> dict:
             "the target is outside its measured frontier (never extrapolated)",
         )
     value = read_value * scale if read_value is not None and scale is not None else None
-    out["at_target"] = {
-        "interactivity_tok_s_user": target.interactivity_tok_s_user if target else None,
-        "latency_ms": target.latency_ms if target else None,
-        "throughput_per_gpu": read_value,
-        "throughput_per_unit": value,
-        "unit": UNITS[per],
-        "reachable": reachable,
-        "method": _method(latency, system),
-        "knots": knots,
-        "relative": {"ratio": relative[0], "to": relative[1]} if relative else None,
+    return {
+        "name": system.name,
+        "label": system.label,
+        "accelerator": system.accelerator,
+        "gpus": gpus,
+        "engine": system.engine,
+        "engine_version": system.engine_version,
+        "data": "runs" if system.runs else "reported",
+        "source": system.reported.source if system.reported else None,
+        "points": points_json,
+        "frontier": frontier_json,
+        "hit_rate": hit_rate,
+        "hit_rate_basis": hit_rate_basis,
+        "notes": notes,
+        "goodput": goodput,
+        "at_target": {
+            "interactivity_tok_s_user": target.interactivity_tok_s_user if target else None,
+            "latency_ms": target.latency_ms if target else None,
+            "throughput_per_gpu": read_value,
+            "throughput_per_unit": value,
+            "unit": UNITS[per],
+            "reachable": reachable,
+            "method": _method(latency, system),
+            "knots": knots,
+            "relative": relative,
+        },
+        "cost": _cost(system, hourly, cost, read_value, comparison),
+        "energy": _energy(system, read_value),
     }
-    out["cost"] = _cost(system, hourly, cost, read_value, comparison)
-    out["energy"] = _energy(system, read_value)
-    return out
 
 
-def _method(latency: ir.Latency, system: ir.System) -> str:
+def _method(latency: ir.Latency, system: ir.System) -> T.ReadKind:
     """How the at-target value was obtained."""
     if system.runs is None and not (system.reported and system.reported.points):
         return "reported"
     return latency.read if latency.target is not None else "peak"
 
 
-def _load(ctx: _Ctx) -> dict:
+def _load(ctx: _Ctx) -> T.Load:
     """Each measured system's load conditions, and whether they match across systems."""
     keys = ("request_rate", "max_concurrency", "conc", "concurrency", "burstiness")
     statistic = ctx.comparison.latency.statistic
-    per_system = {}
+    per_system: dict[str, list[str] | None] = {}
     for system in ctx.comparison.systems:
         if system.runs is None:
             per_system[system.name] = None
             continue
-        conditions = set()
+        conditions: set[tuple[tuple[str, str], ...]] = set()
         for rp in ctx.data[system.name].runs.get(statistic, ()):
             stated = tuple(
                 (k, str(rp.fields[k])) for k in keys if rp.fields.get(k) not in (None, "")
@@ -361,7 +371,7 @@ def _speed(target: ir.Target) -> float:
     return 1000.0 / target.latency_ms
 
 
-def _per_gpu(value: float, unit: str | None, system: ir.System) -> float | None:
+def _per_gpu(value: float, unit: V.ReportedUnit | None, system: ir.System) -> float | None:
     """A reported rate per GPU, from per-GPU, per-node or whole-system figures."""
     gpus = _gpus(system)
     if unit == "tok/s/gpu":
@@ -372,16 +382,15 @@ def _per_gpu(value: float, unit: str | None, system: ir.System) -> float | None:
     return value / gpus if gpus else None
 
 
-def _reported_per_gpu(rep: ir.Reported, system: ir.System) -> float | None:
-    return _per_gpu(rep.throughput, rep.throughput_unit, system)
-
-
-def _run_points(ctx: _Ctx, system: ir.System, gpus: int | None):
+def _run_points(
+    ctx: _Ctx, system: ir.System, gpus: int | None
+) -> tuple[list[Point], tuple[float | None, T.HitRateBasis]]:
     comparison = ctx.comparison
     statistic = comparison.latency.statistic
     points = []
     accounting = _accounting(comparison.tokens)
-    hit_values, hit_basis = [], "unknown"
+    hit_values: list[tuple[float, float]] = []
+    hit_basis: T.HitRateBasis = "unknown"
     for rp in ctx.data[system.name].runs.get(statistic, ()):
         denominator = gpus or rp.gpus
         if rp.gpus and gpus and not math.isclose(rp.gpus, gpus):
@@ -394,7 +403,7 @@ def _run_points(ctx: _Ctx, system: ir.System, gpus: int | None):
         counted = counted_tokens(rates, accounting) if rates else None
         if rates is not None and rates.hit_rate is not None:
             hit_values.append((rates.input_cached, rates.input))
-            hit_basis = str(rates.cache_source)
+            hit_basis = rates.cache_source.value
         if rp.latency_s is None or not rp.latency_s > 0 or counted is None or not denominator:
             continue  # a zero latency (every token in one chunk) has no finite interactivity
         points.append(Point(1.0 / rp.latency_s, counted / denominator, rp.concurrency, rp.label))
@@ -404,12 +413,12 @@ def _run_points(ctx: _Ctx, system: ir.System, gpus: int | None):
     return points, (hit, hit_basis)
 
 
-def _goodput(ctx: _Ctx, system: ir.System, gpus: int | None) -> dict | None:
+def _goodput(ctx: _Ctx, system: ir.System, gpus: int | None) -> T.Goodput | None:
     """Requests/s per GPU meeting every SLO, per run, and the best of the sweep (DistServe)."""
     slo = ctx.comparison.latency.slo
     if not slo or system.runs is None or not gpus:
         return None
-    runs = [
+    runs: list[T.GoodputRun] = [
         {
             "concurrency": rp.concurrency,
             "label": rp.label,
@@ -421,12 +430,12 @@ def _goodput(ctx: _Ctx, system: ir.System, gpus: int | None) -> dict | None:
         for rp in ctx.data[system.name].runs.get(ctx.comparison.latency.statistic, ())
     ]
     runs.sort(key=lambda r: (r["concurrency"] is None, r["concurrency"] or 0))
-    measured = [r for r in runs if r["goodput_req_s_per_gpu"] is not None]
-    best = max(measured, key=lambda r: r["goodput_req_s_per_gpu"], default=None)
+    measured = [(r, g) for r in runs if (g := r["goodput_req_s_per_gpu"]) is not None]
+    best = max(measured, key=lambda pair: pair[1], default=(None, 0.0))[0]
     return {"slo_ms": {k: v * 1000 for k, v in slo}, "runs": runs, "best": best}
 
 
-def _point_json(p: Point) -> dict:
+def _point_json(p: Point) -> T.PointResult:
     return {
         "interactivity_tok_s_user": p.interactivity,
         "throughput_per_gpu": p.throughput,
@@ -435,9 +444,15 @@ def _point_json(p: Point) -> dict:
     }
 
 
-def _cost(system, hourly, cost: ir.Cost, per_gpu: float | None, comparison) -> dict:
+def _cost(
+    system: ir.System,
+    hourly: T.HourlyCost | None,
+    cost: ir.Cost,
+    per_gpu: float | None,
+    comparison: ir.Comparison,
+) -> T.CostResult:
     """$/M tokens and tokens/$ at the read throughput, for the cost scenario and every price."""
-    out = {
+    out: T.CostResult = {
         "usd_per_gpu_hour": hourly["usd_per_gpu_hour"] if hourly else None,
         "price": hourly,
         "utilization": cost.utilization,
@@ -448,7 +463,7 @@ def _cost(system, hourly, cost: ir.Cost, per_gpu: float | None, comparison) -> d
     }
     if hourly is None:
         return out
-    basis_per_gpu = _cost_basis_throughput(per_gpu, cost, comparison, system)
+    basis_per_gpu = _cost_basis_throughput(per_gpu, comparison)
     if basis_per_gpu:
         usd = hourly["usd_per_gpu_hour"]
         out["usd_per_million_tokens"] = cost_per_million_tokens(
@@ -456,7 +471,7 @@ def _cost(system, hourly, cost: ir.Cost, per_gpu: float | None, comparison) -> d
         )
         out["tokens_per_usd"] = tokens_per_usd(basis_per_gpu, usd, cost.utilization)
     for price in system.prices:
-        entry = {
+        entry: T.PriceScenario = {
             "scenario": price.scenario,
             "usd_per_gpu_hour": price.usd_per_gpu_hour,
             "basis": price.basis,
@@ -472,12 +487,12 @@ def _cost(system, hourly, cost: ir.Cost, per_gpu: float | None, comparison) -> d
     return out
 
 
-def _cost_basis_throughput(per_gpu, cost: ir.Cost, comparison, system) -> float | None:
+def _cost_basis_throughput(per_gpu: float | None, comparison: ir.Comparison) -> float | None:
     """Per-GPU tokens/s on the cost's token basis; a read knows only the counted basis."""
     return per_gpu if per_gpu is not None and _cost_basis_matches(comparison) else None
 
 
-def _energy(system: ir.System, per_gpu: float | None) -> dict | None:
+def _energy(system: ir.System, per_gpu: float | None) -> T.Energy | None:
     if system.power is None:
         return None
     watts = system.power.watts_per_gpu
@@ -494,7 +509,7 @@ def _energy(system: ir.System, per_gpu: float | None) -> dict | None:
     }
 
 
-def _ratios(ctx: _Ctx, s: dict, base: dict, system: ir.System) -> dict:
+def _ratios(ctx: _Ctx, s: T.SystemResult, base: T.SystemResult, system: ir.System) -> T.Ratios:
     """Throughput ratio (per unit and per GPU) and the cost ratio it implies at the prices."""
     comparison = ctx.comparison
     per_gpu_ratio = None
@@ -514,7 +529,7 @@ def _ratios(ctx: _Ctx, s: dict, base: dict, system: ir.System) -> dict:
     price_ratio = price_s / price_b if price_s and price_b else None
     cost_ratio = None
     cost_unavailable = None
-    if per_gpu_ratio and price_ratio is not None:
+    if per_gpu_ratio and price_s and price_b:  # both prices: the price ratio is known
         if _cost_basis_matches(comparison):
             cost_ratio = compare(per_gpu_ratio, 1.0, price_s, price_b).cost_ratio
         else:
@@ -550,12 +565,14 @@ def _ratios(ctx: _Ctx, s: dict, base: dict, system: ir.System) -> dict:
     }
 
 
-def _goodput_ratio(s: dict, base: dict) -> float | None:
-    a, b = s.get("goodput"), base.get("goodput")
+def _goodput_ratio(s: T.SystemResult, base: T.SystemResult) -> float | None:
+    a, b = s["goodput"], base["goodput"]
     if not a or not b or not a["best"] or not b["best"]:
         return None
-    low = b["best"]["goodput_req_s_per_gpu"]
-    return a["best"]["goodput_req_s_per_gpu"] / low if low else None
+    high, low = a["best"]["goodput_req_s_per_gpu"], b["best"]["goodput_req_s_per_gpu"]
+    # `best` is the best of the runs whose goodput is known
+    assert high is not None and low is not None
+    return high / low if low else None
 
 
 def _cost_basis_matches(comparison: ir.Comparison) -> bool:
@@ -564,14 +581,14 @@ def _cost_basis_matches(comparison: ir.Comparison) -> bool:
     return bases.get(comparison.cost.per_million) == set(comparison.tokens.count)
 
 
-def _hit_rate_gap(ctx: _Ctx, systems: dict) -> None:
+def _hit_rate_gap(ctx: _Ctx, systems: dict[str, T.SystemResult], baseline: str) -> None:
     """W410 for each system whose cache hit rate strays from the baseline's by the margin."""
     tokens = ctx.comparison.tokens
     if not _accounting(tokens).reused_input:
         return
-    base = systems[ctx.comparison.baseline]
+    base = systems[baseline]
 
-    def rates(s: dict) -> TokenRates | None:
+    def rates(s: T.SystemResult) -> TokenRates | None:
         if s["hit_rate"] is None:
             return None
         source = CacheSource(s["hit_rate_basis"])
@@ -592,10 +609,27 @@ def _hit_rate_gap(ctx: _Ctx, systems: dict) -> None:
 # Conditions, sensitivity, claims, capacity, disclosure
 
 
-def _conditions(c: ir.Comparison) -> dict:
-    lat, tok = c.latency, c.tokens
+def _conditions(c: ir.Comparison) -> T.Conditions:
+    lat, tok, cost = c.latency, c.tokens, c.cost
+    target = lat.target
     return {
-        "latency": dataclasses.asdict(lat),
+        "latency": {
+            "metric": lat.metric,
+            "ttft": lat.ttft,
+            "statistic": lat.statistic,
+            "target": None
+            if target is None
+            else {
+                "given_as": target.given_as,
+                "value": target.value,
+                "unit": target.unit,
+                "interactivity_tok_s_user": target.interactivity_tok_s_user,
+                "latency_ms": target.latency_ms,
+            },
+            "read": lat.read,
+            "percentile_method": lat.percentile_method,
+            "slo": lat.slo,
+        },
         "tokens": {
             "count": list(tok.count),
             "reused": tok.reused,
@@ -606,7 +640,13 @@ def _conditions(c: ir.Comparison) -> dict:
             "unit": UNITS[c.normalize.per],
             "power_basis": c.normalize.power_basis,
         },
-        "cost": dataclasses.asdict(c.cost),
+        "cost": {
+            "utilization": cost.utilization,
+            "per_million": cost.per_million,
+            "blend_input": cost.blend_input,
+            "blend_output": cost.blend_output,
+            "scenario": cost.scenario,
+        },
     }
 
 
@@ -622,7 +662,7 @@ def _default_axes(c: ir.Comparison) -> tuple[ir.SensitivityAxis, ...]:
     )
 
 
-def _alternative(c: ir.Comparison, parameter: str, value) -> ir.Comparison:
+def _alternative(c: ir.Comparison, parameter: V.SensitivityParameter, value: Any) -> ir.Comparison:
     R = dataclasses.replace
     if parameter == "tokens":
         # cost follows the counted tokens, so each alternative has its own $/M basis
@@ -645,19 +685,20 @@ def _alternative(c: ir.Comparison, parameter: str, value) -> ir.Comparison:
     return c
 
 
-def _sensitivity(c: ir.Comparison, data, core: dict) -> dict:
+def _sensitivity(c: ir.Comparison, data: Mapping[str, SystemData], core: _Core) -> T.Sensitivity:
     declared = bool(c.sensitivity)
     if not c.systems:
         return {"declared": declared, "rows": []}
     axes = c.sensitivity or _default_axes(c)
-    head = core["headline"] or {}
-    base_winner, base_cost_winner = head.get("winner"), head.get("cost_winner")
-    rows = []
+    head = core.headline
+    base_winner = head["winner"] if head else None
+    base_cost_winner = head["cost_winner"] if head else None
+    rows: list[T.SensitivityRow] = []
     for axis in axes:
         for alt in axis.alternatives:
             variant = _alternative(c, axis.parameter, alt.value)
             available, reason = _available(variant, axis.parameter, alt.value)
-            row = {
+            row: T.SensitivityRow = {
                 "parameter": axis.parameter,
                 "alternative": alt.text,
                 "available": available,
@@ -670,13 +711,12 @@ def _sensitivity(c: ir.Comparison, data, core: dict) -> dict:
                 "cost_flips": False,
             }
             if available:
-                sub = _core(_Ctx(variant, data, [], quiet=True))["headline"] or {}
-                row.update(
-                    {
-                        k: sub.get(k)
-                        for k in ("throughput_ratio", "cost_ratio", "winner", "cost_winner")
-                    }
-                )
+                sub = _core(_Ctx(variant, data, [], quiet=True)).headline
+                if sub is not None:
+                    row["throughput_ratio"] = sub["throughput_ratio"]
+                    row["cost_ratio"] = sub["cost_ratio"]
+                    row["winner"] = sub["winner"]
+                    row["cost_winner"] = sub["cost_winner"]
                 row["flips"] = bool(row["winner"] and base_winner and row["winner"] != base_winner)
                 row["cost_flips"] = bool(
                     row["cost_winner"]
@@ -689,7 +729,7 @@ def _sensitivity(c: ir.Comparison, data, core: dict) -> dict:
     return {"declared": declared, "rows": rows}
 
 
-def _available(c: ir.Comparison, parameter: str, value) -> tuple[bool, str | None]:
+def _available(c: ir.Comparison, parameter: str, value: Any) -> tuple[bool, str | None]:
     """Reported figures answer only the conditions they were published under."""
     for s in c.systems:
         rep = s.reported
@@ -702,8 +742,10 @@ def _available(c: ir.Comparison, parameter: str, value) -> tuple[bool, str | Non
     return True, None
 
 
-def _claim(claim: ir.Claim, c: ir.Comparison) -> dict:
-    derived, cannot, notes = [], [], []
+def _claim(claim: ir.Claim, c: ir.Comparison) -> T.ClaimResult:
+    derived: list[T.Derived] = []
+    cannot: list[T.CannotDerive] = []
+    notes: list[str] = []
     if claim.dimension == "token_rate":
         derived.append(
             {
@@ -718,7 +760,7 @@ def _claim(claim: ir.Claim, c: ir.Comparison) -> dict:
                 Scope.GPU,
                 ScopeFacts(**{f"gpus_per_{claim.scope}": claim.gpus}),
             )
-            if per_gpu.derived:
+            if per_gpu.value is not None:
                 derived.append(
                     {
                         "quantity": "tokens per second per GPU",
@@ -769,9 +811,9 @@ def _claim(claim: ir.Claim, c: ir.Comparison) -> dict:
     }
 
 
-def _claim_combinations(claims) -> list[dict]:
+def _claim_combinations(claims: Iterable[ir.Claim]) -> list[T.ClaimCombination]:
     """What two claims would imply together, and the fact that is missing for it."""
-    out = []
+    out: list[T.ClaimCombination] = []
     volumes = [c for c in claims if c.dimension == "token_rate" and c.scope != "gpu"]
     revenues = [c for c in claims if c.kind == "revenue" and c.dimension == "gpu_hour_price"]
     for v in volumes:
@@ -792,21 +834,26 @@ def _claim_combinations(claims) -> list[dict]:
     return out
 
 
-def _capacity(c: ir.Comparison) -> dict | None:
+def _capacity(c: ir.Comparison) -> T.CapacityResult | None:
     cap = c.capacity
     if cap is None:
         return None
     weights = cap.weight_bytes
     if weights is None and cap.params is not None and cap.weight_dtype:
         weights = weight_bytes(cap.params, cap.weight_dtype)
+    kv: LatentKv | AttentionKv
+    # the checker refuses a capacity without `layers`, and without `latent_dim` or both
+    # `kv_heads` and `head_dim` (E106)
+    assert cap.layers is not None
     if cap.latent_dim is not None:
         kv = LatentKv(cap.layers, cap.latent_dim, cap.rope_dim or 0, cap.kv_dtype)
     else:
+        assert cap.kv_heads is not None and cap.head_dim is not None
         kv = AttentionKv(cap.layers, cap.kv_heads, cap.head_dim, cap.kv_dtype)
     need = memory_needed(
         weights or 0.0, kv.bytes_per_token, cap.context_tokens or 0, cap.concurrency
     )
-    per_system = []
+    per_system: list[T.CapacitySystem] = []
     for s in c.systems:
         usable = s.usable_memory_bytes or s.memory_bytes
         cards = fewest_cards(need.total, usable, cap.reserve).cards if usable else None
@@ -831,20 +878,20 @@ def _capacity(c: ir.Comparison) -> dict | None:
     }
 
 
-def _disclosure(c: ir.Comparison, core: dict) -> dict:
+def _disclosure(c: ir.Comparison, core: _Core) -> T.Disclosure:
     answers = dict(c.disclosure)
     systems = c.systems
 
-    def every(pred) -> bool:
+    def every(pred: Callable[[ir.System], bool]) -> bool:
         # a claims audit declares no systems: nothing about systems is disclosed by it
         return bool(systems) and all(pred(s) for s in systems)
 
-    hit_known = every(lambda s: core["systems"][s.name]["hit_rate"] is not None)
+    hit_known = every(lambda s: core.systems[s.name]["hit_rate"] is not None)
     from_spec = {
         "latency_metric": c.latency.target is not None,
         "token_accounting": bool(systems) and (hit_known or "input" not in c.tokens.count),
         "normalization": every(lambda s: bool(s.prices) or s.tco is not None),
-        "measured_by": bool(c.sources) and all(s.role for s in c.sources),
+        "measured_by": bool(c.sources) and all(bool(s.role) for s in c.sources),
         "measured_at": any(s.snapshot or s.run_date for s in c.sources),
         "source": any(s.url for s in c.sources),
         "accelerator_model": every(lambda s: s.accelerator is not None),
@@ -864,7 +911,7 @@ def _disclosure(c: ir.Comparison, core: dict) -> dict:
         "power_basis": every(lambda s: s.power is not None),
         "verification": any(s.status == "verified" for s in c.sources),
     }
-    items = []
+    items: list[T.DisclosureItem] = []
     for key, question in V.CHECKLIST.items():
         answered = key in answers or from_spec.get(key, False)
         items.append(

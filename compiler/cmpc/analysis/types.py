@@ -1,0 +1,378 @@
+"""The results model's shape (results.json): one TypedDict per object of results.schema.json.
+
+tests/test_types.py walks the schema against these types, so a key added to one is added to both.
+No `from __future__ import annotations`: TypedDict reads NotRequired from evaluated annotations.
+"""
+
+from typing import Literal, NotRequired, TypedDict
+
+from cmpc.jsontypes import JsonObject
+from cmpc.language.vocabulary import (
+    ClaimKind,
+    CostBasis,
+    CostPriceBasis,
+    Metric,
+    NormalizeUnit,
+    PercentileMethod,
+    PowerBasis,
+    ReadMethod,
+    ReusedMode,
+    Role,
+    Scope,
+    SensitivityParameter,
+    Status,
+    TargetForm,
+    TokenKind,
+    TtftMode,
+)
+
+HitRateBasis = Literal["measured", "declared", "unknown"]  # compute.accounting.CacheSource
+ReadKind = Literal[ReadMethod, "reported", "peak"]
+Verdict = Literal["comparable", "directional signal only"]
+
+
+# -- conditions: the comparison's method, as the IR states it ---------------------------------
+
+
+class TargetConditions(TypedDict):
+    given_as: TargetForm
+    value: float
+    unit: str
+    interactivity_tok_s_user: float
+    latency_ms: float
+
+
+class LatencyConditions(TypedDict):
+    metric: Metric
+    ttft: TtftMode
+    statistic: str
+    target: TargetConditions | None
+    read: ReadMethod
+    percentile_method: PercentileMethod
+    slo: tuple[tuple[str, float], ...]
+
+
+class TokenConditions(TypedDict):
+    count: list[TokenKind]
+    reused: ReusedMode
+    hit_rate_margin: float
+
+
+class NormalizeConditions(TypedDict):
+    per: NormalizeUnit
+    unit: str
+    power_basis: PowerBasis | None
+
+
+class CostConditions(TypedDict):
+    utilization: float
+    per_million: CostBasis
+    blend_input: float | None
+    blend_output: float | None
+    scenario: str | None
+
+
+class Conditions(TypedDict):
+    latency: LatencyConditions
+    tokens: TokenConditions
+    normalize: NormalizeConditions
+    cost: CostConditions
+
+
+# -- one system ---------------------------------------------------------------------------------
+
+
+class PointResult(TypedDict):
+    interactivity_tok_s_user: float
+    throughput_per_gpu: float
+    concurrency: float | None
+    label: str
+
+
+class Relative(TypedDict):
+    ratio: float
+    to: str | None
+
+
+class AtTarget(TypedDict):
+    interactivity_tok_s_user: float | None
+    latency_ms: float | None
+    throughput_per_gpu: float | None
+    throughput_per_unit: float | None
+    unit: str
+    reachable: bool | None
+    method: ReadKind
+    knots: list[PointResult]
+    relative: Relative | None
+
+
+class TcoHourly(TypedDict):
+    capex_usd_per_gpu_hour: float
+    energy_usd_per_gpu_hour: float
+    hosting_usd_per_gpu_hour: float
+    ops_usd_per_gpu_hour: float
+    usd_per_gpu_hour: float
+    energy_share: float
+
+
+class HourlyCost(TypedDict):
+    usd_per_gpu_hour: float
+    scenario: str
+    basis: CostPriceBasis
+    source: str | None
+    as_of: str | None
+    tco: NotRequired[TcoHourly]  # only when the cost is the system's TCO
+
+
+class PriceScenario(TypedDict):
+    scenario: str
+    usd_per_gpu_hour: float
+    basis: CostPriceBasis
+    source: str | None
+    as_of: str | None
+    usd_per_million_tokens: float | None
+
+
+class CostResult(TypedDict):
+    usd_per_gpu_hour: float | None
+    price: HourlyCost | None
+    utilization: float
+    token_basis: CostBasis
+    usd_per_million_tokens: float | None
+    tokens_per_usd: float | None
+    scenarios: list[PriceScenario]
+
+
+class Energy(TypedDict):
+    watts_per_gpu: float
+    basis: PowerBasis
+    joules_per_token: float | None
+    tok_s_per_mw: float | None
+
+
+class GoodputRun(TypedDict):
+    concurrency: float | None
+    label: str
+    goodput_req_s_per_gpu: float | None
+    slo_attainment: float | None
+
+
+class Goodput(TypedDict):
+    slo_ms: dict[str, float]
+    runs: list[GoodputRun]
+    best: GoodputRun | None
+
+
+class SystemResult(TypedDict):
+    name: str
+    label: str
+    accelerator: str | None
+    gpus: int | None
+    engine: str | None
+    engine_version: str | None
+    data: Literal["runs", "reported"]
+    source: str | None
+    points: list[PointResult]
+    frontier: list[PointResult]
+    hit_rate: float | None
+    hit_rate_basis: HitRateBasis
+    notes: list[str]
+    goodput: Goodput | None
+    at_target: AtTarget
+    cost: CostResult
+    energy: Energy | None
+
+
+# -- between systems ------------------------------------------------------------------------------
+
+
+class Ratios(TypedDict):
+    system: str
+    baseline: str
+    throughput_ratio: float | None
+    per_gpu_throughput_ratio: float | None
+    price_ratio: float | None
+    cost_ratio: float | None
+    cost_ratio_at_equal_price: float | None
+    throughput_change: float | None
+    cost_change: float | None
+    winner: str | None
+    cost_winner: str | None
+    cost_unavailable: str | None
+    goodput_ratio: float | None
+
+
+class Load(TypedDict):
+    comparable: bool | None
+    systems: dict[str, list[str] | None]
+
+
+class SensitivityRow(TypedDict):
+    parameter: SensitivityParameter
+    alternative: str
+    available: bool
+    reason: str | None
+    throughput_ratio: float | None
+    cost_ratio: float | None
+    winner: str | None
+    cost_winner: str | None
+    flips: bool
+    cost_flips: bool
+
+
+class Sensitivity(TypedDict):
+    declared: bool
+    rows: list[SensitivityRow]
+
+
+# -- claims, capacity, disclosure -----------------------------------------------------------------
+
+
+class Derived(TypedDict):
+    quantity: str
+    value: float
+    unit: str
+
+
+class CannotDerive(TypedDict):
+    quantity: str
+    missing: str
+
+
+class ClaimResult(TypedDict):
+    name: str
+    value: float
+    unit: str
+    kind: ClaimKind
+    scope: Scope
+    period: str | None
+    status: Status
+    about: str | None
+    source: str | None
+    source_title: str | None
+    derived: list[Derived]
+    cannot_derive: list[CannotDerive]
+    notes: list[str]
+
+
+class ClaimCombination(TypedDict):
+    claims: list[str]
+    quantity: str
+    formula: str
+    value: float | None
+    missing: str | None
+    note: str
+
+
+class CapacitySystem(TypedDict):
+    system: str
+    usable_bytes_per_card: float | None
+    usable_is_nominal: bool
+    cards_needed: int | None
+    cards_declared: int | None
+
+
+class CapacityResult(TypedDict):
+    weight_bytes: float | None
+    kv_bytes_per_token: float
+    kv_bytes: float
+    bytes_needed: float
+    context_tokens: int | None
+    concurrency: int
+    reserve: float
+    systems: list[CapacitySystem]
+
+
+# `from` is a keyword: this one is spelled the functional way
+DisclosureItem = TypedDict(
+    "DisclosureItem",
+    {
+        "key": str,
+        "question": str,
+        "answer": str | None,
+        "answered": bool,
+        "from": Literal["answer", "spec"] | None,
+        "five_questions": bool,
+    },
+)
+
+
+class Disclosure(TypedDict):
+    items: list[DisclosureItem]
+    score: int
+    total: int
+    five_answered: int
+    five_total: int
+    verdict: Verdict
+
+
+# -- the whole document -------------------------------------------------------------------------
+
+
+class Analysis(TypedDict):
+    """What `analysis.results.analyze` computes from the IR and the reduced runs."""
+
+    title: str
+    question: str | None
+    baseline: str | None
+    synthetic: bool
+    conditions: Conditions
+    systems: dict[str, SystemResult]
+    headline: Ratios | None
+    load: Load | None
+    comparisons: list[Ratios]
+    claims: list[ClaimResult]
+    claim_combinations: list[ClaimCombination]
+    sensitivity: Sensitivity
+    capacity: CapacityResult | None
+    disclosure: Disclosure
+
+
+class SpecFile(TypedDict):
+    file: str
+    sha256: str
+
+
+class OverrideResult(TypedDict):
+    path: str
+    value: str
+
+
+class SourceResult(TypedDict):
+    name: str
+    title: str | None
+    role: Role
+    snapshot: str | None
+    run_date: str | None
+    retrieved: str | None
+    url: str | None
+    status: Status
+    publisher: str | None
+    notes: str | None
+
+
+class InputFile(TypedDict):
+    path: str
+    sha256: str
+    format: str
+    system: str
+    runs: int
+    reader: str
+
+
+class WarningResult(TypedDict):
+    code: str
+    message: str
+
+
+class Results(Analysis):
+    """results.json: the analysis with what it was computed from (spec, inputs, IR, warnings)."""
+
+    results_version: str
+    cmpc_version: str
+    spec: SpecFile
+    overrides: list[OverrideResult]
+    sources: list[SourceResult]
+    inputs: list[InputFile]
+    ir: JsonObject
+    warnings: list[WarningResult]
