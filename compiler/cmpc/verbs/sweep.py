@@ -7,6 +7,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from cmpc.compute.cost import gpus_from_parallelism
 from cmpc.compute.frontier import Method, Point, Read, pareto_frontier, read_all
@@ -61,8 +62,9 @@ class SweepRun:
                 ),
                 None,
             )
-            is_number = isinstance(value, int | float) and not isinstance(value, bool)
-            if is_number and (key == "tp" or value > 1):
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                continue
+            if key == "tp" or value > 1:
                 parts.append(f"{key}{value:g}")
         dp_attention = self.fields.get("dp_attention", self.fields.get("decode_dp_attention"))
         if str(dp_attention).casefold() == "true":
@@ -145,7 +147,8 @@ def load_sweep_runs(
 ) -> tuple[list[SweepRun], list[Diagnostic]]:
     """Every run or aggregate row of the files, with its point at the statistic."""
     percentiles = (statistic[1:],) if statistic.startswith("p") else ()
-    runs, problems = [], []
+    runs: list[SweepRun] = []
+    problems: list[Diagnostic] = []
     for path in files:
         found, diagnostics = load_runs(path, format=trace_format, gaps=False)  # reads tpot
         problems.extend(diagnostics)
@@ -249,7 +252,7 @@ def render_table(result: SweepResult, statistic: str, method: Method) -> str:
 # The verb
 
 
-def _finite(value: float | None) -> bool:
+def _finite(value: float | None) -> TypeGuard[float]:
     return value is not None and math.isfinite(value)
 
 
