@@ -20,7 +20,9 @@ def compile_source(source: SourceFile) -> tuple[ir.Comparison | None, list[Diagn
     return comparison, diagnostics
 
 
-def compile_with_overrides(source: SourceFile, sets: Sequence[str]):
+def compile_with_overrides(
+    source: SourceFile, sets: Sequence[str]
+) -> tuple[ir.Comparison | None, list[Diagnostic], dict[str, SourceFile], list[Override]]:
     """Parse, apply `--set` overrides to the syntax tree, check and validate.
 
     Returns (IR or None, diagnostics, the sources of the overrides, the overrides).
