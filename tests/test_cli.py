@@ -110,7 +110,7 @@ def test_usage_and_io_errors_exit_two(capsys, tmp_path):
 def test_internal_error_is_one_line_and_exit_two(capsys, monkeypatch):
     import cmpc.verbs.spec
 
-    def boom(paths):
+    def boom(paths, **options):
         raise ZeroDivisionError("boom")
 
     monkeypatch.setattr(cmpc.verbs.spec, "check_specs", boom)

@@ -121,7 +121,8 @@ def _run(args: argparse.Namespace) -> Outcome:
     if args.verb == "check":
         from cmpc.verbs.spec import check_specs
 
-        return check_specs(args.specs)
+        stdin = _read_stdin() if "-" in args.specs else None
+        return check_specs(args.specs, stdin=stdin)
     if args.verb == "fmt":
         from cmpc.verbs.spec import format_specs
 

@@ -1,4 +1,4 @@
-"""Reading spec files for the verbs: display paths, size limits, UTF-8, E090/E091."""
+"""Reading spec files for the verbs: display paths, size limits, UTF-8, E090/E091/E092."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 from cmpc.diagnostics import Diagnostic, error
+from cmpc.limits import Limits, current
+from cmpc.safefs import Refused, read_regular
 from cmpc.source import SourceFile
 
 
@@ -21,16 +23,17 @@ def display_path(path: str) -> str:
 
 
 def read_source(path: str, stdin: str | None = None) -> tuple[SourceFile | None, list[Diagnostic]]:
-    """Read a spec file (or stdin for `-`) as a SourceFile, or an E090 diagnostic."""
+    """Read a spec file (or stdin for `-`) as a SourceFile, or an E090-E092 diagnostic.
+
+    A spec is a regular file; a symbolic link is followed only while it stays in the folder that
+    holds it, so a committed link cannot make a verb read `/proc/self/environ` or `/etc/passwd`.
+    """
     name = display_path(path)
     if path == "-":
         return _within_limit(name, stdin or "")
-    from cmpc.limits import Limits, current
-
     limit = current().spec_bytes
     try:
-        with Path(path).open("rb") as handle:
-            raw = handle.read(limit + 1)
+        raw = read_regular(Path(path), Path(os.path.abspath(path)).parent, limit)
         if len(raw) > limit:
             return None, [
                 error(
@@ -42,6 +45,16 @@ def read_source(path: str, stdin: str | None = None) -> tuple[SourceFile | None,
                 )
             ]
         text = raw.decode("utf-8")
+    except Refused as refused:
+        return None, [
+            error(
+                "E092",
+                f"spec is not read: {refused}",
+                file=name,
+                help="a spec must be a regular file in its folder tree; "
+                "copy the spec there instead of linking to it",
+            )
+        ]
     except UnicodeDecodeError:
         return None, [error("E090", "spec is not UTF-8 text", file=name, help="save it as UTF-8")]
     except OSError as exc:
@@ -52,8 +65,6 @@ def read_source(path: str, stdin: str | None = None) -> tuple[SourceFile | None,
 
 def _within_limit(name: str, text: str) -> tuple[SourceFile | None, list[Diagnostic]]:
     """Text read from standard input, refused past the spec size limit like a file."""
-    from cmpc.limits import Limits, current
-
     limit = current().spec_bytes
     if len(text.encode("utf-8")) > limit:
         return None, [

@@ -15,6 +15,7 @@ class Limits:
     systems: int = 64  # CMPC_MAX_SYSTEMS
     claims: int = 256  # CMPC_MAX_CLAIMS
     run_files: int = 10_000  # CMPC_MAX_RUN_FILES: files one system's glob may match
+    walk_entries: int = 200_000  # CMPC_MAX_WALK_ENTRIES: files and folders one glob's walk lists
     record_bytes: int = 64 << 20  # CMPC_MAX_RECORD_BYTES: one JSON document or JSONL line
 
     @classmethod

@@ -9,7 +9,7 @@ from cmpc.diagnostics import Diagnostic, has_errors
 from cmpc.source import SourceFile
 
 # Codes that mean "could not read or write a file": exit 2, like a usage error.
-IO_CODES = frozenset({"E090", "E091", "E300", "E500"})
+IO_CODES = frozenset({"E090", "E091", "E092", "E300", "E500", "E506"})
 
 
 def exit_code_for(diagnostics: Iterable[Diagnostic]) -> int:

@@ -30,6 +30,7 @@ def _headline(report: str) -> str:
 def test_build_writes_report_results_figure_and_csv(main_report):
     out, _ = main_report
     assert sorted(read_tree(out)) == [
+        ".cmpc-build",  # the marker that lets the next build replace the folder
         "figures.csv",
         "figures/summary.svg",
         "report.md",

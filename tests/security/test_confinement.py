@@ -65,6 +65,9 @@ def _build(capsys, spec: Path, *more: str) -> tuple[int, str, str]:
         "\\\\server\\share\\*.jsonl",
         "C:/Windows/*.jsonl",
         "c:relative.jsonl",
+        "**/../*",
+        "data/../data/synthetic/alpha/*.jsonl",
+        "data\\..\\data/synthetic/alpha/*.jsonl",
     ],
 )
 def test_run_globs_that_leave_the_folder_are_E119(sweep, outside, capsys, glob):
@@ -130,6 +133,43 @@ def test_symlink_loops_do_not_hang_a_build(sweep, capsys):
     assert time.perf_counter() - started < 20
 
 
+def test_a_glob_that_climbs_and_comes_back_is_refused_fast(sweep, capsys):
+    """`**/..` normalizes away, yet each `**/..` multiplied the walk: past 60 s and 1.3 GB."""
+    spec = _with_glob(sweep, "data/**/../**/../**/../**/../v.json")
+    started = time.perf_counter()
+    for verb in (["check"], ["build", "-o", str(sweep.parent.parent / "out")]):
+        code, _, err = run_cli(capsys, [*verb, str(spec)], seconds=10)
+        assert code == 1 and "error[E119]" in err, (verb, err)
+    assert time.perf_counter() - started < 5
+
+
+def test_a_file_matched_twice_counts_once(sweep, tmp_path, capsys):
+    """A link beside a run file, to it, is the same run: it must not weigh twice."""
+    assert _build(capsys, sweep)[0] == 0
+    once = (tmp_path / "out" / "results.json").read_text(encoding="utf-8")
+    os.symlink("conc-01.jsonl", sweep.parent / "data/synthetic/alpha/dup.jsonl")
+    (sweep.parent / "data/synthetic/alpha/sub").mkdir()
+    os.symlink("../conc-02.jsonl", sweep.parent / "data/synthetic/alpha/sub/conc-02.jsonl")
+    spec = _with_glob(sweep, "data/synthetic/alpha/**/*.jsonl")
+    assert _build(capsys, spec)[0] == 0
+    twice = (tmp_path / "out" / "results.json").read_text(encoding="utf-8")
+    assert json.loads(twice)["inputs"] == json.loads(once)["inputs"]
+    strip = lambda text: re.sub(r'"(glob|sha256)": "[^"]*"', "", text)  # noqa: E731
+    assert strip(twice) == strip(once)
+
+
+def test_a_glob_walk_is_bounded(sweep, capsys, monkeypatch):
+    for i in range(30):
+        (sweep.parent / "data" / f"f{i:02d}").mkdir()
+    monkeypatch.setenv("CMPC_MAX_WALK_ENTRIES", "25")
+    spec = _with_glob(sweep, "**/alpha/*.jsonl")
+    code, _, err = _build(capsys, spec)
+    walk_too_large = "E507"
+    assert code == 1 and f"error[{walk_too_large}]" in err and "CMPC_MAX_WALK_ENTRIES" in err
+    monkeypatch.setenv("CMPC_MAX_WALK_ENTRIES", "1000")
+    assert _build(capsys, spec)[0] == 0
+
+
 def test_run_glob_results_match_glob_without_links(tmp_path):
     """runfiles.expand finds what glob.glob(recursive=True) finds when there are no links."""
     import glob
@@ -143,7 +183,7 @@ def test_run_glob_results_match_glob_without_links(tmp_path):
     for name in names.split():
         (tmp_path / name).write_text("{}")
     patterns = ["data/*/*.json", "**/*.json", "data/**", "data/**/*.json*", "*.json", "data/.*",
-                "data/.*/*.json", "**/.g/*", "data/a/1.json", "data/a/../b/c/*.json",
+                "data/.*/*.json", "**/.g/*", "data/a/1.json",
                 "./data/*/*.json", "data//a/*", "**/**/*.json", "data/?/*.json", "data/[ab]/*",
                 "data/b/[[]x].json", "nothing/*", "data/**/", "**", "data/a/"]  # fmt: skip
     for pattern in patterns:
@@ -151,6 +191,8 @@ def test_run_glob_results_match_glob_without_links(tmp_path):
         got = expand(str(tmp_path), pattern)
         assert {os.path.normpath(p) for p in got} == expected, pattern
         assert got == sorted(set(got))
+    with pytest.raises(ValueError):  # the checker refuses `..` first (E119)
+        expand(str(tmp_path), "data/a/../b/c/*.json")
 
 
 # -- what a build opens, runs and connects to ---------------------------------------------------

@@ -237,7 +237,10 @@ def test_outputs_a_build_left_between_two_renames_are_restored(built, tmp_path, 
     (_outputs(tmp_path, trees)).rename(tmp_path / ".out.old-12345")
     monkeypatch.setattr(build, "_exchange", lambda a, b: False)
     assert build.write_atomically(tmp_path / "out", {"report.md": "new\n"}) == []
-    assert tree(tmp_path / "out") == {"report.md": b"new\n"}
+    assert tree(tmp_path / "out") == {
+        "report.md": b"new\n",
+        ".cmpc-build": build.MARKER_TEXT.encode(),
+    }
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 

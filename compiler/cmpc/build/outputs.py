@@ -1,26 +1,62 @@
-"""A build's outputs swapped in atomically: the old folder stays until the new one is complete."""
+"""A build's outputs swapped in atomically: the old folder stays until the new one is complete.
+
+Only a folder a build may replace is touched: a missing or empty one, or one holding the marker
+(`.cmpc-build`) that every build writes last; see `cmpc.safefs.why_not_replaceable`.
+"""
 
 from __future__ import annotations
 
 import os
 import shutil
 import sys
-import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
+from cmpc import __version__
 from cmpc.diagnostics import Diagnostic, error
+from cmpc.safefs import OUTPUT_MARKER, new_folder, why_not_replaceable
+
+MARKER_TEXT = (
+    f"Written by cmpc {__version__} (cmpc build). The next build may replace this folder whole:\n"
+    "keep nothing else in it.\n"
+)
 
 
-def write_atomically(target: Path, files: dict[str, str | bytes]) -> list[Diagnostic]:
-    """Write into a fresh folder beside the target, then swap it in; failures leave it as was."""
+def check_target(target: Path, keep: Iterable[Path] = ()) -> list[Diagnostic]:
+    """E506 when the build may not replace `target` (see `why_not_replaceable`), else nothing."""
+    reason = why_not_replaceable(target, keep)
+    if reason is None:
+        return []
+    return [
+        error(
+            "E506",
+            f"output folder is not replaced: {reason}",
+            file=str(target),
+            help="nothing was changed; name a new or empty folder with -o (e.g. build/NAME), "
+            f"or one an earlier build wrote (it holds {OUTPUT_MARKER})",
+        )
+    ]
+
+
+def write_atomically(
+    target: Path, files: dict[str, str | bytes], keep: Iterable[Path] = ()
+) -> list[Diagnostic]:
+    """Write into a fresh folder beside the target, then swap it in; failures leave it as was.
+
+    `keep` names the build's inputs (spec, data, templates): a folder holding one is never replaced.
+    """
+    target = Path(os.path.abspath(target))  # `-o .` has no name to put a sibling beside
+    refused = check_target(target, keep)
+    if refused:
+        return refused
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         _restore(target)
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        staging = new_folder(target.parent, f".{target.name}.")  # the umask applies, unlike mkdtemp
     except OSError as exc:
         return [error("E500", f"cannot create output folder: {exc.strerror}", file=str(target))]
     try:
-        for name, content in sorted(files.items()):
+        for name, content in [*sorted(files.items()), (OUTPUT_MARKER, MARKER_TEXT)]:
             path = staging / name
             path.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(content, bytes):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from cmpc import __version__
 from cmpc.analysis.results import analyze
-from cmpc.build.outputs import write_atomically
+from cmpc.build.outputs import check_target, write_atomically
 from cmpc.compile import compile_with_overrides
 from cmpc.diagnostics import Diagnostic, has_errors
 from cmpc.files import display_path, read_source
@@ -47,6 +47,11 @@ def build_spec(
     sources |= more_sources
     if comparison is None or has_errors(diagnostics):
         return Outcome(diagnostics=tuple(diagnostics), sources=sources)
+    target = Path(out_dir) if out_dir else Path("build") / Path(spec_path).stem
+    keep = [Path(spec_path), *([Path(template_dir)] if template_dir else [])]
+    diagnostics += check_target(target, keep)  # before any work: a refused folder fails fast
+    if has_errors(diagnostics):
+        return Outcome(diagnostics=tuple(diagnostics), sources=sources)
     spec_dir = Path(spec_path).resolve().parent
     data, inputs, problems = load_data(
         comparison,
@@ -67,7 +72,6 @@ def build_spec(
         # cache trouble (W7xx) changes how, not what, a build computes: results stay identical
         if d.severity == "warning" and not d.code.startswith("W7")
     ]
-    target = Path(out_dir) if out_dir else Path("build") / Path(spec_path).stem
     files = {"results.json": json.dumps(results, sort_keys=True, indent=2) + "\n"}
     if render:
         rendered, problems = render_outputs(results, html=html, template_dir=template_dir)
@@ -75,7 +79,10 @@ def build_spec(
         if has_errors(diagnostics):
             return Outcome(diagnostics=tuple(diagnostics), sources=sources)
         files |= rendered
-    diagnostics += write_atomically(target, files)
+    keep += [spec_dir / i.path for i in inputs]
+    diagnostics += write_atomically(target, files, keep)
+    if has_errors(diagnostics):  # "wrote" only once the outputs are in place
+        return Outcome(diagnostics=tuple(diagnostics), sources=sources)
     summary = _summary(results, display_path(str(target)))
     return Outcome(stdout=summary, diagnostics=tuple(diagnostics), sources=sources)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime
-import posixpath
 import re
 
 from cmpc.check.values import Field, Reader, listing, suggest
@@ -1319,8 +1318,11 @@ def _atom_text(atom: st.Atom) -> str:
 
 
 def _escapes(glob: str) -> bool:
-    """True when a run glob is absolute or climbs above the spec's folder."""
+    """True when a run glob is absolute or has a `..` segment anywhere.
+
+    Any `..`, not only one that climbs out once normalized: `**/..` normalizes away, yet the walk
+    lists the parent of every folder it meets, the same files under ever longer names.
+    """
     if glob.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", glob):
         return True
-    normal = posixpath.normpath(glob.replace("\\", "/"))
-    return normal == ".." or normal.startswith("../")
+    return ".." in glob.replace("\\", "/").split("/")

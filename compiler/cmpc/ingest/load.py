@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,18 @@ def statistics_needed(comparison: ir.Comparison) -> list[str]:
         if axis.parameter == "statistic":
             stats |= {a.value for a in axis.alternatives}
     return sorted(stats)
+
+
+def _unique(paths) -> list[Path]:
+    """Each file once, however many links or spellings a glob matched it under (first kept)."""
+    seen: set[str] = set()
+    out = []
+    for path in paths:
+        real = os.path.realpath(path)
+        if real not in seen:
+            seen.add(real)
+            out.append(path)
+    return out
 
 
 def _confined(path: Path, root: Path) -> bool:
@@ -69,8 +82,23 @@ def load_data(
         if runs is None:
             plans.append((system, []))
             continue
-        matches = runfiles.expand(str(spec_dir), runs.glob)
-        files = [Path(m) for m in matches if Path(m).is_file()]
+        walk_limit = current_limits().walk_entries
+        try:
+            matches = runfiles.expand(str(spec_dir), runs.glob, limit=walk_limit)
+        except runfiles.WalkTooLarge:
+            diagnostics.append(
+                error(
+                    "E507",
+                    f"system `{system.name}`: run glob `{runs.glob}` lists more than "
+                    f"{walk_limit} files and folders",
+                    file=comparison.file,
+                    help="start the glob with the folder that holds the runs (`data/NAME/*.json`), "
+                    f"or raise {Limits.variable('walk_entries')}",
+                )
+            )
+            plans.append((system, []))
+            continue
+        files = _unique(Path(m) for m in matches if Path(m).is_file())
         limit = current_limits().run_files
         if len(files) > limit:
             diagnostics.append(

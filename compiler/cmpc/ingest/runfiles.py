@@ -9,18 +9,37 @@ import re
 _MAGIC = re.compile(r"[*?[]")
 
 
-def expand(root: str, pattern: str) -> list[str]:
+class WalkTooLarge(Exception):
+    """A glob's walk visited more files and folders than its limit allows."""
+
+
+def expand(root: str, pattern: str, *, limit: int | None = None) -> list[str]:
     """Sorted paths under `root` that match `pattern` (glob syntax; `**` is any depth).
 
     Matches what `glob.glob(root/pattern, recursive=True)` finds in a tree without symbolic
     links, but a wildcard or `**` never enters a symbolic link to a folder (a literal folder name
     still may): glob follows them, so two links to `..` make its walk exponential, a hang that
-    a hostile pull request could plant. Each (folder, pattern step) is visited once.
+    a hostile pull request could plant. Each (folder, pattern step) is visited once; past `limit`
+    files and folders visited the walk stops with WalkTooLarge. A `..` segment is a ValueError:
+    `**/..` names each folder under new spellings, so the walk would never meet itself (the
+    checker refuses such globs as E119 first).
     """
     parts = [p for p in pattern.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise ValueError(f"run glob `{pattern}` has a `..` segment")
     found: set[str] = set()
     seen: set[tuple[str, int]] = set()
     stack = [(root, 0)]
+    visited = 0
+
+    def listed(folder: str, *, hidden: bool) -> list[tuple[str, bool]]:
+        nonlocal visited
+        entries = _entries(folder, hidden=hidden)
+        visited += len(entries)
+        if limit is not None and visited > limit:
+            raise WalkTooLarge(f"visited more than {limit} files and folders")
+        return entries
+
     while stack:
         folder, step = stack.pop()
         if (folder, step) in seen:
@@ -32,7 +51,7 @@ def expand(root: str, pattern: str) -> list[str]:
         part, last = parts[step], step == len(parts) - 1
         if part == "**":
             stack.append((folder, step + 1))
-            for name, is_dir in _entries(folder, hidden=False):
+            for name, is_dir in listed(folder, hidden=False):
                 path = os.path.join(folder, name)
                 if is_dir:
                     stack.append((path, step))
@@ -40,7 +59,7 @@ def expand(root: str, pattern: str) -> list[str]:
                     found.add(path)
         elif _MAGIC.search(part):
             hidden = part.startswith(".")
-            for name, is_dir in _entries(folder, hidden=hidden):
+            for name, is_dir in listed(folder, hidden=hidden):
                 if fnmatch.fnmatchcase(name, part) and (last or is_dir):
                     stack.append((os.path.join(folder, name), step + 1))
         else:

@@ -11,15 +11,16 @@ from cmpc.diagnostics import Diagnostic, codes, error
 from cmpc.files import display_path, read_source
 from cmpc.outcome import Outcome
 from cmpc.safe_text import terminal_text
+from cmpc.safefs import Refused, create_file, replace_file
 from cmpc.source import SourceFile
 
 
-def check_specs(paths: list[str]) -> Outcome:
-    """`cmpc check`: every problem of every spec, without reading any trace."""
+def check_specs(paths: list[str], *, stdin: str | None = None) -> Outcome:
+    """`cmpc check`: every problem of every spec (`-`: standard input), reading no trace."""
     diagnostics: list[Diagnostic] = []
     sources: dict[str, SourceFile] = {}
     for path in paths:
-        source, problems = read_source(path)
+        source, problems = read_source(path, stdin)
         diagnostics += problems
         if source is None:
             continue
@@ -81,14 +82,16 @@ def _shown_line(line: str) -> str:
 
 
 def _write(path: str, name: str, text: str) -> list[Diagnostic]:
-    """Replace a file atomically, so an interrupted fmt never leaves half a spec."""
-    target = Path(path)
-    temporary = target.with_name(f".{target.name}.cmpc-fmt")
+    """Replace a spec atomically, so an interrupted fmt never leaves half a spec.
+
+    The temporary is created exclusively under a random name, so a link planted beside the spec
+    cannot redirect the write; a spec that is itself a link is not rewritten.
+    """
     try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, target)
+        replace_file(Path(path), text.encode("utf-8"))
+    except Refused as refused:
+        return [error("E092", f"spec is not rewritten: {refused}", file=name)]
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
         return [error("E090", f"cannot write spec: {(exc.strerror or 'error').lower()}", file=name)]
     return []
 
@@ -110,7 +113,7 @@ def init_spec(name: str) -> Outcome:
     from importlib import resources
 
     path = Path(name if name.endswith(".cmp") else f"{name}.cmp")
-    if path.exists():
+    if os.path.lexists(path):
         return Outcome(
             diagnostics=(
                 error(
@@ -123,8 +126,7 @@ def init_spec(name: str) -> Outcome:
         )
     text = resources.files("cmpc.verbs").joinpath("starter.cmp").read_text(encoding="utf-8")
     try:
-        with path.open("x", encoding="utf-8") as handle:
-            handle.write(text.replace("NAME", path.stem))
+        create_file(path, text.replace("NAME", path.stem).encode("utf-8"))
     except OSError as exc:
         reason = (exc.strerror or type(exc).__name__).lower()
         return Outcome(diagnostics=(error("E090", f"cannot write spec: {reason}", file=name),))

@@ -1,0 +1,142 @@
+"""Filesystem rules for untrusted trees: confined regular-file reads, exclusive writes, and which
+output folders a build may replace. Every verb that reads a spec or writes a file uses them."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+# Written last into every output folder of a build; a folder holding it may be replaced whole.
+OUTPUT_MARKER = ".cmpc-build"
+# Pseudo-filesystems whose "regular" files are generated on read (`/proc/self/environ`).
+PSEUDO_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class Refused(Exception):
+    """A file the rules do not let cmpc read or write; the message says why."""
+
+
+def confined(path: Path, root: Path) -> Path:
+    """The real path of `path`, refused when a link takes it out of the folder tree `root`."""
+    real = Path(os.path.realpath(path))
+    try:
+        real.relative_to(os.path.realpath(root))
+    except ValueError:
+        raise Refused("it is a symbolic link that leads outside its folder") from None
+    return real
+
+
+def read_regular(path: Path, root: Path, limit: int) -> bytes:
+    """At most `limit + 1` bytes of a regular file confined to `root`; FIFOs and devices unopened.
+
+    Raises Refused for a file the rules forbid and OSError when it cannot be read.
+    """
+    real = confined(path, root)
+    for pseudo in PSEUDO_ROOTS:
+        if real == pseudo or pseudo in real.parents:
+            raise Refused(f"it is a system file under {pseudo}/, not a spec")
+    _require_regular(os.stat(real).st_mode)  # before opening: opening a device can act on it
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(real, flags)  # O_NONBLOCK: a FIFO swapped in meanwhile cannot hang the open
+    with os.fdopen(fd, "rb") as handle:
+        _require_regular(os.fstat(handle.fileno()).st_mode)  # what was opened, not what was named
+        return handle.read(limit + 1)
+
+
+def _require_regular(mode: int) -> None:
+    if stat.S_ISREG(mode):
+        return
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    raise Refused(f"it is {kind}, not a regular file")
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Replace a regular file atomically through an exclusive temporary beside it, mode kept.
+
+    A destination that is a symbolic link or not a regular file is refused (Refused).
+    """
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode):
+        raise Refused("it is a symbolic link; rewrite the file it points to instead")
+    _require_regular(info.st_mode)
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".cmpc-tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), stat.S_IMODE(info.st_mode))
+            handle.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def create_file(path: Path, data: bytes) -> None:
+    """Write a new file, never over an existing file or through a link (FileExistsError)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), 0o666)  # the umask applies
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+
+
+def new_folder(parent: Path, prefix: str) -> Path:
+    """A new folder with a random name in `parent`, made exclusively, with the user's umask."""
+    for _ in range(100):
+        path = parent / f"{prefix}{secrets.token_hex(4)}"
+        try:
+            path.mkdir(0o777)
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(f"no free temporary name in {parent}")
+
+
+def why_not_replaceable(folder: Path, keep: Iterable[Path]) -> str | None:
+    """Why a build must not replace `folder` with its outputs, or None when it may.
+
+    It may when the folder is missing, empty, or holds the marker of an earlier build; never when
+    it is a link or a file, holds the working folder, or holds a file of `keep` (the spec, its
+    data, the templates), marked or not.
+    """
+    folder = Path(os.path.abspath(folder))
+    if folder.is_symlink():
+        return "it is a symbolic link; name the folder itself"
+    if folder.exists() and not folder.is_dir():
+        return "it is a file, not a folder"
+    real = Path(os.path.realpath(folder))
+    try:
+        here = Path(os.path.realpath(Path.cwd()))
+    except OSError:
+        here = None
+    if here is not None and (real == here or real in here.parents):
+        return "it holds the working folder"
+    for path in keep:
+        for base, kept in ((folder, os.path.abspath(path)), (real, os.path.realpath(path))):
+            if base == Path(kept) or base in Path(kept).parents:
+                return f"it holds `{os.path.relpath(kept, base)}`, an input of this build"
+    if not folder.exists():
+        return None
+    try:
+        with os.scandir(folder) as entries:
+            names = [entry.name for entry in entries]
+    except OSError as exc:
+        return f"it cannot be listed ({(exc.strerror or 'error').lower()})"
+    if not names:
+        return None
+    try:
+        marked = stat.S_ISREG(os.lstat(folder / OUTPUT_MARKER).st_mode)
+    except OSError:
+        marked = False
+    if marked:
+        return None
+    return f"it holds files a cmpc build did not write (no {OUTPUT_MARKER} in it)"

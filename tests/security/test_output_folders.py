@@ -1,0 +1,134 @@
+"""Output folders: a build replaces only a folder a build made (or a missing or empty one); the
+spec's folder, its data, a folder of other files or a regular file are refused, nothing touched."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+from .helpers import REPO, copy_spec, run_cli
+
+SWEEP = REPO / "specs" / "synthetic-sweep.cmp"
+NOT_REPLACEABLE = "E506"
+REFUSED = f"error[{NOT_REPLACEABLE}]"
+
+
+def listing(root: Path) -> dict[str, str]:
+    """Every entry under `root`: folders, links (with their target), files (with their hash)."""
+    out = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(folder, name)
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                out[rel] = f"link {os.readlink(path)}"
+            elif path.is_dir():
+                out[rel] = f"folder {oct(path.stat().st_mode & 0o777)}"
+            else:
+                out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+@pytest.fixture
+def spec(tmp_path) -> Path:
+    return copy_spec(SWEEP, tmp_path / "spec")
+
+
+def _build(capsys, spec: Path, out: str) -> tuple[int, str, str]:
+    return run_cli(capsys, ["build", str(spec), "-o", out, "--no-cache", "--quiet"])
+
+
+@pytest.mark.parametrize("out", ["$PWD", ".", "data", "data/synthetic", ".."])
+def test_the_spec_folder_and_its_data_are_never_replaced(spec, tmp_path, capsys, monkeypatch, out):
+    monkeypatch.chdir(spec.parent)
+    (spec.parent / ".cmpc-build").write_text("planted\n")  # a marker cannot make them replaceable
+    before = listing(tmp_path)
+    code, stdout, err = _build(capsys, Path(spec.name), out.replace("$PWD", str(spec.parent)))
+    assert code == 2 and REFUSED in err, err
+    assert "wrote" not in stdout
+    assert listing(tmp_path) == before
+
+
+def test_a_folder_of_other_files_is_refused_untouched(spec, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "reports" / "other").mkdir(parents=True)
+    (tmp_path / "reports" / "README.md").write_text("# our reports\n")
+    (tmp_path / "reports" / "other" / "q3.md").write_text("kept\n")
+    before = listing(tmp_path)
+    code, _, err = _build(capsys, spec, "reports")
+    assert code == 2 and REFUSED in err and "reports" in err
+    assert "did not write" in err
+    assert listing(tmp_path) == before
+
+
+def test_a_regular_file_is_not_turned_into_a_folder(spec, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile.txt").write_text("notes\n")
+    before = listing(tmp_path)
+    code, _, err = _build(capsys, spec, "afile.txt")
+    assert code == 2 and REFUSED in err and "afile.txt" in err
+    assert listing(tmp_path) == before
+
+
+def test_the_working_folder_is_never_replaced(spec, tmp_path, capsys, monkeypatch):
+    here = tmp_path / "empty"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    before = listing(tmp_path)
+    code, _, err = _build(capsys, spec, ".")
+    assert code == 2 and REFUSED in err and "working folder" in err
+    assert listing(tmp_path) == before
+
+
+def test_a_link_to_an_output_folder_is_refused(spec, tmp_path, capsys):
+    assert _build(capsys, spec, str(tmp_path / "real"))[0] == 0
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    before = listing(tmp_path)
+    code, _, err = _build(capsys, spec, str(tmp_path / "link"))
+    assert code == 2 and REFUSED in err and "symbolic link" in err
+    assert listing(tmp_path) == before
+
+
+def test_a_marked_folder_that_holds_the_data_is_refused(spec, tmp_path, capsys):
+    data = spec.parent / "data" / "synthetic" / "alpha"
+    (data / ".cmpc-build").write_text("planted\n")
+    before = listing(tmp_path)
+    code, _, err = _build(capsys, spec, str(data))
+    assert code == 2 and REFUSED in err and "input of this build" in err
+    assert listing(tmp_path) == before
+
+
+def test_missing_empty_and_built_folders_are_written(spec, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert _build(capsys, spec, str(out))[0] == 0  # missing
+    assert (out / ".cmpc-build").is_file() and (out / "report.md").is_file()
+    (out / "stale.txt").write_text("from an earlier build\n")
+    code, stdout, _ = _build(capsys, spec, str(out))  # a build made it: replaced whole
+    assert code == 0 and stdout.startswith("wrote ")
+    assert not (out / "stale.txt").exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert _build(capsys, spec, str(empty))[0] == 0
+    assert (empty / "report.md").is_file()
+
+
+def test_a_build_that_cannot_write_prints_no_wrote(spec, tmp_path, capsys):
+    (tmp_path / "afile.txt").write_text("notes\n")
+    code, stdout, err = _build(capsys, spec, str(tmp_path / "afile.txt" / "out"))
+    assert code == 2 and "error[E500]" in err
+    assert "wrote" not in stdout and "throughput" not in stdout
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027], ids=oct)
+def test_output_folders_follow_the_umask(spec, tmp_path, capsys, umask):
+    previous = os.umask(umask)
+    try:
+        assert _build(capsys, spec, str(tmp_path / "out"))[0] == 0
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "out").stat().st_mode & 0o777 == 0o777 & ~umask
+    assert (tmp_path / "out" / "figures").stat().st_mode & 0o777 == 0o777 & ~umask
+    assert (tmp_path / "out" / "report.md").stat().st_mode & 0o777 == 0o666 & ~umask
