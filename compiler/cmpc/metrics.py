@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cmpc.jsontypes import JsonObject
 from cmpc.language.vocabulary import PercentileMethod
 from cmpc.traces.table import LATENCY_METRICS, FieldValue, Published, Requests, Run, row_sums
 
@@ -39,8 +40,8 @@ class Stats:
             return value
         return getattr(self, statistic, None) if statistic in _FIELDS else None
 
-    def to_json(self, scale: float, keys: Iterable[str]) -> dict:
-        out: dict = {"n": self.n}
+    def to_json(self, scale: float, keys: Iterable[str]) -> JsonObject:
+        out: JsonObject = {"n": self.n}
         for name in ("mean", "std", "min", "max", "median"):
             value = getattr(self, name)
             out[name] = None if value is None else value * scale
@@ -105,7 +106,7 @@ def describe(
 def _lerp(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
     """numpy's interpolation step of `linear` percentiles, term for term (same rounding)."""
     diff = np.subtract(b, a)
-    out = np.asanyarray(np.add(a, diff * t))
+    out: np.ndarray = np.asanyarray(np.add(a, diff * t))
     np.subtract(b, diff * (1 - t), out=out, where=t >= 0.5)
     return out
 
@@ -202,7 +203,7 @@ class RunMetrics:
     def input_tput_per_gpu(self) -> float | None:
         return self.per_gpu.get("input")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         """The `cmpc stats --json` object of this run."""
         keys = self.percentile_keys
         metrics = {}

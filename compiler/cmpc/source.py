@@ -26,7 +26,7 @@ class SourceFile:
 
     name: str
     text: str
-    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+    _cache: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
     def line_starts(self) -> list[int]:

@@ -77,7 +77,9 @@ def apply_overrides(
     return replace(spec, root=root), diagnostics, sources
 
 
-def _set(entry: st.Entry, steps: list[str], value, path: str) -> tuple[st.Entry, str | None]:
+def _set(
+    entry: st.Entry, steps: list[str], value: tuple[st.Alternative, ...], path: str
+) -> tuple[st.Entry, str | None]:
     if not steps:
         return entry, "the path is empty"
     key, rest = steps[0], steps[1:]

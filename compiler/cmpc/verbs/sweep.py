@@ -12,6 +12,7 @@ from typing import TypeGuard
 from cmpc.compute.cost import gpus_from_parallelism
 from cmpc.compute.frontier import Method, Point, Read, pareto_frontier, read_all
 from cmpc.diagnostics import Diagnostic, error, has_errors, warning
+from cmpc.jsontypes import JsonObject
 from cmpc.metrics import RunMetrics, summarize
 from cmpc.outcome import Outcome
 from cmpc.safe_text import json_text, terminal_text
@@ -160,8 +161,8 @@ def load_sweep_runs(
 # Rendering
 
 
-def _point_json(point: Point, *, full: bool = True) -> dict:
-    doc: dict = {
+def _point_json(point: Point, *, full: bool = True) -> JsonObject:
+    doc: JsonObject = {
         "interactivity_tok_s_user": point.interactivity,
         "throughput_per_gpu": point.throughput,
         "concurrency": point.concurrency,
@@ -171,7 +172,7 @@ def _point_json(point: Point, *, full: bool = True) -> dict:
     return doc
 
 
-def _read_json(read: Read) -> dict:
+def _read_json(read: Read) -> JsonObject:
     return {
         "target_tok_s_user": read.target,
         "throughput_per_gpu": read.value,
