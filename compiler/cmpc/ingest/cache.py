@@ -6,16 +6,18 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
-import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
+from stat import S_ISDIR
 
 from cmpc import __version__
 from cmpc.diagnostics import error
+from cmpc.ingest import cachefs
 from cmpc.ingest.points import RunPoint
 from cmpc.outcome import Outcome
 
@@ -106,20 +108,29 @@ def _canonical(doc) -> bytes:
 
 @dataclass(frozen=True)
 class Cache:
-    """Entries under `root`; every write is atomic, every read verified."""
+    """Entries under `root`; every write is atomic, every read verified, no link followed."""
 
     root: Path
 
-    def prepare(self) -> str | None:
-        """Create the folder (tagged so backups skip it); the reason when it is not writable."""
+    def prepare(self, confine_to: Path | None = None) -> str | None:
+        """Create the folder, or adopt an empty one (tagged so backups skip it); else the reason
+        it cannot be used. `confine_to`: the spec's folder, for the default cache inside it."""
+        if not cachefs.SUPPORTED:
+            return "this platform cannot open files without following links"
+        if confine_to is not None:
+            reason = _committed_links(self.root, confine_to)
+            if reason is not None:
+                return reason
         try:
-            (self.root / "entries").mkdir(parents=True, exist_ok=True)
-            (self.root / "hashes").mkdir(exist_ok=True)
-            tag = self.root / TAG
-            if not tag.exists():
-                _write_atomically(tag, TAG_TEXT.encode())
-            with tempfile.TemporaryFile(dir=self.root / "entries"):
-                pass  # the folder may exist yet refuse writes
+            self.root.mkdir(parents=True, exist_ok=True)
+            with cachefs.folder(self.root) as fd:
+                reason = _claim(fd)
+                if reason is not None:
+                    return reason
+            with cachefs.folder(self.root, "hashes", create=True):
+                pass
+            with cachefs.folder(self.root, "entries", create=True) as fd:
+                cachefs.probe(fd)  # the folder may exist yet refuse writes
         except OSError as exc:
             return exc.strerror or type(exc).__name__
         return None
@@ -129,26 +140,29 @@ class Cache:
         return self.root / "entries" / digest[:2] / f"{digest}.json"
 
     def get(self, key: Key) -> Reduced | None:
-        """The stored reduction, or None if absent, unreadable, corrupt or for another key."""
+        """The stored reduction, or None if absent, not a regular file, too large or too deep,
+        corrupt, or for another key."""
+        digest = key.digest()
         try:
-            head, _, body = self._entry(key).read_bytes().partition(b"\n")
-            header = json.loads(head)
-            if header.get("key") != key.to_json() or hashlib.sha256(body).hexdigest() != header.get(
-                "sha256"
-            ):
-                return None
-            return _decode(json.loads(body))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            with cachefs.folder(self.root, "entries", digest[:2]) as fd:
+                data = cachefs.read(fd, f"{digest}.json", _entry_bytes())
+        except OSError:
             return None
+        return _parse_entry(data, key)
 
     def put(self, key: Key, reduced: Reduced) -> None:
         """Store atomically; a failure only costs speed."""
         body = _canonical(_encode(reduced))
         header = _canonical({"key": key.to_json(), "sha256": hashlib.sha256(body).hexdigest()})
-        path = self._entry(key)
-        with contextlib.suppress(OSError):
-            path.parent.mkdir(exist_ok=True)
-            _write_atomically(path, header + b"\n" + body)
+        data = header + b"\n" + body
+        if len(data) > _entry_bytes():
+            return  # get() would refuse it
+        digest = key.digest()
+        with (
+            contextlib.suppress(OSError),
+            cachefs.folder(self.root, "entries", digest[:2], create=True) as fd,
+        ):
+            cachefs.write(fd, f"{digest}.json", data)
 
     def file_sha256(self, path: Path) -> str:
         """SHA-256 of a file's bytes, remembered by its stat signature so unchanged files
@@ -161,23 +175,133 @@ class Cache:
         if known is not None:
             return known
         digest = sha256_of(path)
-        if time.time() - max(st.st_mtime, st.st_ctime) > RACY_SECONDS:
-            with contextlib.suppress(OSError):
-                _write_atomically(self._memo(path, st), digest.encode("ascii"))
+        with contextlib.suppress(OSError):
+            after = path.stat()
+            settled = time.time() - max(after.st_mtime, after.st_ctime) > RACY_SECONDS
+            if settled and _signature(path, after) == _signature(path, st):
+                # unchanged while it was read: the digest is of the bytes this signature names
+                name, text = _memo(path, st, digest)
+                with cachefs.folder(self.root, "hashes", create=True) as fd:
+                    cachefs.write(fd, name, text.encode("ascii"))
         return digest
 
     def known_sha256(self, path: Path, st: os.stat_result | None = None) -> str | None:
-        """The remembered SHA-256 of a file whose stat signature is unchanged, else None."""
+        """The remembered SHA-256 of a file whose stat signature is unchanged, else None.
+
+        A memo counts only if it is a small regular file naming this very signature, with a
+        checksum over both: a damaged memo is re-hashed, never printed as the file's SHA-256.
+        """
         try:
-            text = self._memo(path, st or path.stat()).read_text(encoding="ascii")
+            st = st or path.stat()
+            name, _ = _memo(path, st, "")
+            with cachefs.folder(self.root, "hashes") as fd:
+                text = cachefs.read(fd, name, MEMO_BYTES).decode("ascii")
         except (OSError, ValueError):
             return None
-        return text if len(text) == 64 and all(c in "0123456789abcdef" for c in text) else None
+        parts = text.split(" ")
+        if len(parts) != 3 or not _is_sha256(parts[1]):
+            return None
+        return parts[1] if _memo(path, st, parts[1])[1] == text else None
 
-    def _memo(self, path: Path, st: os.stat_result) -> Path:
-        signature = f"{path.resolve()}\0{st.st_dev}\0{st.st_ino}\0{st.st_size}\0"
-        signature += f"{st.st_mtime_ns}\0{st.st_ctime_ns}"
-        return self.root / "hashes" / hashlib.sha256(signature.encode()).hexdigest()
+
+MEMO_BYTES = 1024
+HEADER_BYTES = 1 << 20
+DEPTH = 32  # an entry nests 5 deep; json would exhaust the recursion limit near 1,000
+GITIGNORE = ".gitignore"
+GITIGNORE_TEXT = "# Created by cmpc automatically.\n*\n"
+_STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_PAIRS = re.compile(rb"\[\]|\{\}")
+_NOT_BRACKETS = bytes(range(256)).translate(None, b"[]{}")
+
+
+def _entry_bytes() -> int:
+    """Entries are single JSON documents: the record-size limit bounds them as it does traces."""
+    from cmpc.limits import current
+
+    return current().record_bytes
+
+
+def _parse_entry(data: bytes, key: Key) -> Reduced | None:
+    head, _, body = data.partition(b"\n")
+    if len(head) > HEADER_BYTES or _too_deep(head) or _too_deep(body):
+        return None
+    try:
+        header = json.loads(head)
+        if header.get("key") != key.to_json():
+            return None
+        if hashlib.sha256(body).hexdigest() != header.get("sha256"):
+            return None
+        return _decode(json.loads(body))
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return None
+
+
+def _too_deep(data: bytes, limit: int = DEPTH) -> bool:
+    """Whether the JSON text nests deeper than `limit` (or is unbalanced): its brackets outside
+    strings, innermost pairs peeled `limit` times, each pass in C."""
+    brackets = _STRINGS.sub(b"", data).translate(None, _NOT_BRACKETS)
+    for _ in range(limit):
+        if not brackets:
+            return False
+        brackets = _PAIRS.sub(b"", brackets)
+    return bool(brackets)
+
+
+def _signature(path: Path, st: os.stat_result) -> str:
+    return (
+        f"{path.resolve()}\0{st.st_dev}\0{st.st_ino}\0{st.st_size}\0"
+        f"{st.st_mtime_ns}\0{st.st_ctime_ns}"
+    )
+
+
+def _memo(path: Path, st: os.stat_result, sha256: str) -> tuple[str, str]:
+    """A memo's file name (the digest of the file's signature) and its text for `sha256`."""
+    name = hashlib.sha256(_signature(path, st).encode()).hexdigest()
+    check = hashlib.sha256(f"{name} {sha256}".encode()).hexdigest()
+    return name, f"{name} {sha256} {check}"
+
+
+def _is_sha256(text: str) -> bool:
+    return len(text) == 64 and all(c in "0123456789abcdef" for c in text)
+
+
+def _claim(root_fd: int) -> str | None:
+    """Use a folder tagged by cmpc, or tag an empty one; refuse any other (it is not cmpc's)."""
+    try:
+        ours = cachefs.read(root_fd, TAG, 4096) == TAG_TEXT.encode()
+    except OSError:
+        ours = False
+    if not ours:
+        if any(not _OWN_FILE.fullmatch(name) for name in os.listdir(root_fd)):  # a race
+            return (
+                "it holds files cmpc did not write and no CACHEDIR.TAG of cmpc's; "
+                "cmpc keeps its entries in a folder of its own"
+            )
+        cachefs.write(root_fd, TAG, TAG_TEXT.encode())
+    try:
+        os.stat(GITIGNORE, dir_fd=root_fd, follow_symlinks=False)
+    except FileNotFoundError:  # never committed by accident, as pytest, mypy and ruff do
+        cachefs.write(root_fd, GITIGNORE, GITIGNORE_TEXT.encode())
+    return None
+
+
+def _committed_links(root: Path, spec_dir: Path) -> str | None:
+    """Why the default cache (beside the spec) is refused: it, or a folder or file cmpc writes
+    in it, is a symbolic link (a pull request may commit one, even a loop). Links not followed."""
+    entries = root / "entries"
+    candidates = [root, entries, root / "hashes", root / TAG, root / GITIGNORE]
+    with contextlib.suppress(OSError):
+        if not root.is_symlink() and not entries.is_symlink() and entries.is_dir():
+            candidates += [entries / name for name in os.listdir(entries)]
+    home = Path(os.path.realpath(spec_dir))
+    for path in candidates:
+        if not path.is_symlink():
+            continue
+        real = Path(os.path.realpath(path))  # a loop resolves to itself, without raising
+        if real != home and home not in real.parents:
+            return "it links outside the spec's folder"
+        return f"`{path.relative_to(root.parent)}` is a symbolic link, which cmpc never writes"
+    return None
 
 
 def sha256_of(path: Path) -> str:
@@ -187,19 +311,6 @@ def sha256_of(path: Path) -> str:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Temp file in the same folder, then rename: readers see the old file or the new one."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _encode(reduced: Reduced) -> dict:
@@ -243,19 +354,44 @@ def _point(row: list) -> RunPoint:
 
 
 def clear(root: Path) -> str | None:
-    """Delete a cache folder; the reason when it could not, or is not a cmpc cache (kept)."""
+    """Delete what cmpc wrote in a cache folder, and the folder once empty; the reason when it
+    could not, or the folder is not a cmpc cache (then nothing is deleted)."""
     if not root.exists():
         return None
     try:
-        if (root / TAG).read_text(encoding="utf-8") != TAG_TEXT:
-            return "it is not a cmpc cache (its CACHEDIR.TAG was not written by cmpc)"
-    except OSError:
-        return "it is not a cmpc cache (it holds no CACHEDIR.TAG)"
-    try:
-        shutil.rmtree(root)
+        with cachefs.folder(root) as fd:
+            try:
+                tag = cachefs.read(fd, TAG, 4096)
+            except OSError:
+                return "it is not a cmpc cache (it holds no CACHEDIR.TAG)"
+            if tag != TAG_TEXT.encode():
+                return "it is not a cmpc cache (its CACHEDIR.TAG was not written by cmpc)"
+            for name in ("entries", "hashes"):
+                _remove(fd, name)
+            for name in os.listdir(fd):
+                if _OWN_FILE.fullmatch(name):
+                    os.unlink(name, dir_fd=fd)
     except OSError as exc:
         return exc.strerror or type(exc).__name__
+    with contextlib.suppress(OSError):
+        os.rmdir(root)  # kept while it holds anything cmpc did not write
     return None
+
+
+# Files cmpc writes at the top of its folder, and the temporary names they pass through.
+_OWN_FILE = re.compile(r"\.?(CACHEDIR\.TAG|\.gitignore)(\.[0-9a-f]{8})?")
+
+
+def _remove(dir_fd: int, name: str) -> None:
+    """Remove a folder cmpc made (a link in its place is removed, never followed)."""
+    try:
+        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    if S_ISDIR(info.st_mode):
+        shutil.rmtree(name, dir_fd=dir_fd)
+    else:
+        os.unlink(name, dir_fd=dir_fd)
 
 
 def clear_cache(target: str = ".") -> Outcome:
@@ -264,7 +400,8 @@ def clear_cache(target: str = ".") -> Outcome:
     root = cache_dir(place.parent if place.is_file() else place)
     reason = clear(root)
     if reason is None:
-        return Outcome(stdout=f"cleared {root}\n")
+        kept = " (kept the files cmpc did not write)" if root.exists() else ""
+        return Outcome(stdout=f"cleared {root}{kept}\n")
     return Outcome(
         diagnostics=(
             error(

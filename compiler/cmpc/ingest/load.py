@@ -141,17 +141,14 @@ def load_data(
     if use_cache and tasks:
         cache = Cache(cache_dir or default_cache_dir(spec_dir))
         inside = cache.root == spec_dir / DEFAULT_NAME  # the default: in the spec's own folder
-        if inside and not all(_confined(p, spec_dir) for p in _cache_paths(cache.root)):
-            reason = "it links outside the spec's folder"  # a pull request may commit one
-        else:
-            reason = cache.prepare()
+        reason = cache.prepare(confine_to=spec_dir if inside else None)
         if reason is not None:
             diagnostics.append(
                 warning(
                     "W701",
                     f"cannot write the cache folder ({reason.lower()}); building without it",
                     file=str(cache.root),
-                    help="set CMPC_CACHE_DIR to a writable folder, or pass --no-cache",
+                    help="set CMPC_CACHE_DIR to a writable folder of cmpc's, or pass --no-cache",
                 )
             )
             cache = None
@@ -195,11 +192,3 @@ def load_data(
             )
         data[system.name] = SystemData(system.name, {k: tuple(v) for k, v in by_stat.items()})
     return data, inputs, diagnostics
-
-
-def _cache_paths(root: Path) -> list[Path]:
-    """The cache folder and the folders it writes into, as they exist (links not followed)."""
-    return [p for p in (root, root / "entries", root / "hashes", root / "CACHEDIR.TAG")
-            if p.is_symlink() or p.exists()] + [
-        p for p in (root / "entries").glob("*") if p.is_symlink()
-    ]  # fmt: skip
