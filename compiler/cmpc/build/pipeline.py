@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 from cmpc import __version__
+from cmpc.analysis import types as T
 from cmpc.analysis.results import analyze
 from cmpc.build.outputs import check_target, write_atomically
 from cmpc.compile import compile_with_overrides
 from cmpc.diagnostics import Diagnostic, has_errors
 from cmpc.files import display_path, read_source
-from cmpc.ingest.load import load_data
+from cmpc.ingest.load import Input, load_data
+from cmpc.ingest.reduce import Progress
 from cmpc.ir import model as ir
+from cmpc.jsontypes import JsonObject
 from cmpc.outcome import Outcome
 from cmpc.report import render_outputs
 from cmpc.safe_text import terminal_text
 from cmpc.source import SourceFile
+from cmpc.syntax.overrides import Override
 
 RESULTS_VERSION = "1"
 
@@ -26,13 +32,13 @@ def build_spec(
     spec_path: str,
     *,
     out_dir: str | None = None,
-    sets: list[str] = (),
+    sets: Sequence[str] = (),
     render: bool = True,
     html: bool = False,
     template_dir: str | None = None,
     use_cache: bool = False,
     cache_dir: str | None = None,
-    progress=None,
+    progress: Progress | None = None,
 ) -> Outcome:
     """Run the whole pipeline; outputs appear only if everything succeeded.
 
@@ -63,18 +69,22 @@ def build_spec(
     diagnostics += problems
     if has_errors(diagnostics):
         return Outcome(diagnostics=tuple(diagnostics), sources=sources)
-    results, warnings = analyze(comparison, data)
+    analysis, warnings = analyze(comparison, data)
     diagnostics += warnings
-    results = _envelope(results, comparison, source, inputs, overrides)
-    results["warnings"] = [
+    reported: list[T.WarningResult] = [
         {"code": d.code, "message": d.message}
         for d in sorted(diagnostics, key=Diagnostic.sort_key)
         # cache trouble (W7xx) changes how, not what, a build computes: results stay identical
         if d.severity == "warning" and not d.code.startswith("W7")
     ]
-    files = {"results.json": json.dumps(results, sort_keys=True, indent=2) + "\n"}
+    results = _envelope(analysis, comparison, source, inputs, overrides, reported)
+    files: dict[str, str | bytes] = {
+        "results.json": json.dumps(results, sort_keys=True, indent=2) + "\n"
+    }
     if render:
-        rendered, problems = render_outputs(results, html=html, template_dir=template_dir)
+        # report/ reads the results as the JSON document they are (it does not take T.Results yet)
+        document = cast(JsonObject, results)
+        rendered, problems = render_outputs(document, html=html, template_dir=template_dir)
         diagnostics += problems
         if has_errors(diagnostics):
             return Outcome(diagnostics=tuple(diagnostics), sources=sources)
@@ -91,22 +101,26 @@ def build_spec(
 # Outputs
 
 
-def _envelope(results: dict, comparison: ir.Comparison, source: SourceFile, inputs, overrides):
-    sources = [
+def _envelope(
+    analysis: T.Analysis,
+    comparison: ir.Comparison,
+    source: SourceFile,
+    inputs: Sequence[Input],
+    overrides: Sequence[Override],
+    warnings: list[T.WarningResult],
+) -> T.Results:
+    sources: list[T.SourceResult] = [
         {
-            k: getattr(s, k)
-            for k in (
-                "name",
-                "title",
-                "role",
-                "snapshot",
-                "run_date",
-                "retrieved",
-                "url",
-                "status",
-                "publisher",
-                "notes",
-            )
+            "name": s.name,
+            "title": s.title,
+            "role": s.role,
+            "snapshot": s.snapshot,
+            "run_date": s.run_date,
+            "retrieved": s.retrieved,
+            "url": s.url,
+            "status": s.status,
+            "publisher": s.publisher,
+            "notes": s.notes,
         }
         for s in comparison.sources
     ]
@@ -131,17 +145,18 @@ def _envelope(results: dict, comparison: ir.Comparison, source: SourceFile, inpu
             for i in inputs
         ],
         "ir": comparison.to_json(),
-        **results,
+        **analysis,
+        "warnings": warnings,
     }
 
 
-def _summary(results: dict, where: str) -> str:
-    head = results.get("headline")
+def _summary(results: T.Results, where: str) -> str:
+    head = results["headline"]
     lines = [f"wrote {terminal_text(where)}/"]
-    if head and head.get("throughput_ratio"):
+    if head and head["throughput_ratio"]:
         pair = f"{terminal_text(head['system'])} vs {terminal_text(head['baseline'])}"
         line = f"{pair}: throughput x{head['throughput_ratio']:.4g}"
-        if head.get("cost_ratio"):
+        if head["cost_ratio"]:
             line += f", cost per token x{head['cost_ratio']:.4g}"
         lines.append(line)
     return "\n".join(lines) + "\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from cmpc.ingest import runfiles
 from cmpc.ingest.cache import DEFAULT_NAME, Cache
 from cmpc.ingest.cache import cache_dir as default_cache_dir
 from cmpc.ingest.points import RunPoint, SystemData
-from cmpc.ingest.reduce import Task, reduce_all
+from cmpc.ingest.reduce import Progress, Task, reduce_all
 from cmpc.ir import model as ir
 from cmpc.limits import Limits
 from cmpc.limits import current as current_limits
@@ -37,10 +38,10 @@ def statistics_needed(comparison: ir.Comparison) -> list[str]:
     return sorted(stats)
 
 
-def _unique(paths) -> list[Path]:
+def _unique(paths: Iterable[Path]) -> list[Path]:
     """Each file once, however many links or spellings a glob matched it under (first kept)."""
     seen: set[str] = set()
-    out = []
+    out: list[Path] = []
     for path in paths:
         real = os.path.realpath(path)
         if real not in seen:
@@ -63,8 +64,8 @@ def load_data(
     *,
     use_cache: bool = False,
     cache_dir: Path | None = None,
-    progress=None,
-):
+    progress: Progress | None = None,
+) -> tuple[dict[str, SystemData], list[Input], list[Diagnostic]]:
     """Read each system's run files (confined to the spec's folder) and reduce them to points.
 
     Reductions come from the content-hash cache when it holds them; the rest are read in
@@ -75,7 +76,8 @@ def load_data(
     diagnostics: list[Diagnostic] = []
     stats = tuple(statistics_needed(comparison))
     metric = comparison.latency.metric
-    plans: list[tuple[ir.System, list]] = []
+    # each system's steps: a task per confined file, a diagnostic per refused one; None: no file
+    plans: list[tuple[ir.System, list[Task | Diagnostic] | None]] = []
     tasks: list[Task] = []
     for system in comparison.systems:
         runs = system.runs
@@ -112,7 +114,7 @@ def load_data(
             )
             plans.append((system, []))
             continue
-        steps: list = []
+        steps: list[Task | Diagnostic] = []
         for path in files:
             if not _confined(path, spec_dir):
                 steps.append(
@@ -153,12 +155,12 @@ def load_data(
             )
             cache = None
     done = dict(zip(tasks, reduce_all(tasks, cache=cache, progress=progress), strict=True))
-    for system, steps in plans:
+    for system, planned in plans:
         runs = system.runs
         if runs is None:
             data[system.name] = SystemData(system.name)
             continue
-        if steps is None:
+        if planned is None:
             diagnostics.append(
                 error(
                     "E502",
@@ -169,7 +171,7 @@ def load_data(
             )
             continue
         by_stat: dict[str, list[RunPoint]] = {s: [] for s in stats}
-        for step in steps:
+        for step in planned:
             if isinstance(step, Diagnostic):
                 diagnostics.append(step)
                 continue
