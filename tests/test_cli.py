@@ -108,12 +108,12 @@ def test_usage_and_io_errors_exit_two(capsys, tmp_path):
 
 
 def test_internal_error_is_one_line_and_exit_two(capsys, monkeypatch):
-    import cmpc.verbs.spec
+    import cmpc.verbs.check
 
     def boom(paths, **options):
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr(cmpc.verbs.spec, "check_specs", boom)
+    monkeypatch.setattr(cmpc.verbs.check, "check_specs", boom)
     code, _out, err = run(capsys, "check", str(VALID))
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("cmpc: internal error: ZeroDivisionError")
