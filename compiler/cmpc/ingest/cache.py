@@ -14,11 +14,13 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
 from stat import S_ISDIR
+from typing import Any
 
 from cmpc import __version__
 from cmpc.diagnostics import error
 from cmpc.ingest import cachefs
 from cmpc.ingest.points import RunPoint
+from cmpc.jsontypes import JsonObject
 from cmpc.outcome import Outcome
 
 ENV = "CMPC_CACHE_DIR"
@@ -58,7 +60,7 @@ class Key:
     method: str = "linear"
     slos: tuple[tuple[str, float], ...] = ()  # goodput limits change the reduction
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         return {
             "layout": LAYOUT,
             "cmpc": __version__,
@@ -102,7 +104,7 @@ def cache_dir(spec_dir: Path) -> Path:
     return Path(env) if env else spec_dir / DEFAULT_NAME
 
 
-def _canonical(doc) -> bytes:
+def _canonical(doc: JsonObject) -> bytes:
     return json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=True).encode()
 
 
@@ -313,7 +315,7 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _encode(reduced: Reduced) -> dict:
+def _encode(reduced: Reduced) -> JsonObject:
     return {
         "format": reduced.format,
         "runs": reduced.runs,
@@ -324,8 +326,8 @@ def _encode(reduced: Reduced) -> dict:
     }
 
 
-def _decode(doc: dict) -> Reduced:
-    points = {}
+def _decode(doc: JsonObject) -> Reduced:
+    points: dict[str, tuple[RunPoint, ...]] = {}
     for stat, rows in doc["points"].items():
         points[stat] = tuple(_point(row) for row in rows)
     if not isinstance(doc["format"], str) or type(doc["runs"]) is not int:
@@ -333,10 +335,11 @@ def _decode(doc: dict) -> Reduced:
     return Reduced(doc["format"], doc["runs"], points)
 
 
-def _point(row: list) -> RunPoint:
+def _point(row: list[object]) -> RunPoint:
     """A stored point with its types checked: a checksum that matches does not make an entry
     trustworthy (one committed in a pull request's `.cmpc-cache/` was built by its author)."""
-    values = dict(zip(_POINT_FIELDS, row, strict=True))
+    # JSON values of any type until the loop below has checked each against its field
+    values: dict[str, Any] = dict(zip(_POINT_FIELDS, row, strict=True))
     for name, value in values.items():
         if name in ("path", "label"):
             ok = isinstance(value, str)
