@@ -1,5 +1,7 @@
-"""Filesystem rules for untrusted trees: confined regular-file reads, exclusive writes, and which
-output folders a build may replace. Every verb that reads a spec or writes a file uses them."""
+"""Filesystem rules for untrusted trees: confined reads, exclusive writes, replaceable folders.
+
+Every verb that reads a spec or writes a file goes through these functions.
+"""
 
 from __future__ import annotations
 

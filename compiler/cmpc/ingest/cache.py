@@ -21,6 +21,7 @@ from cmpc.diagnostics import error
 from cmpc.ingest import cachefs
 from cmpc.ingest.points import RunPoint
 from cmpc.jsontypes import JsonObject
+from cmpc.limits import current
 from cmpc.outcome import Outcome
 
 ENV = "CMPC_CACHE_DIR"
@@ -218,8 +219,6 @@ _NOT_BRACKETS = bytes(range(256)).translate(None, b"[]{}")
 
 def _entry_bytes() -> int:
     """Entries are single JSON documents: the record-size limit bounds them as it does traces."""
-    from cmpc.limits import current
-
     return current().record_bytes
 
 

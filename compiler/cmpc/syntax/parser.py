@@ -9,7 +9,9 @@ from importlib import resources
 from pathlib import Path
 
 from cmpc.diagnostics import Diagnostic, error
+from cmpc.limits import Limits, current
 from cmpc.source import SourceFile, Span
+from cmpc.syntax import tables
 from cmpc.syntax import tree as st
 
 # How the language's own words name lark's terminals in "expected ..." messages.
@@ -63,18 +65,9 @@ def _lark():
     from lark import Lark, __version__
 
     text = grammar_text()
-    shipped = _shipped_tables()
-    if shipped is not None and grammar_fingerprint(text, __version__) == shipped.FINGERPRINT:
-        return Lark._load_from_dict(shipped.DATA, shipped.MEMO)  # as lark's standalone tool
+    if grammar_fingerprint(text, __version__) == tables.FINGERPRINT:
+        return Lark._load_from_dict(tables.DATA, tables.MEMO)  # as lark's standalone tool
     return Lark(text, **OPTIONS)  # an edited grammar, or another lark: tables not regenerated
-
-
-def _shipped_tables():
-    try:
-        from cmpc.syntax import tables
-    except ImportError:
-        return None
-    return tables
 
 
 def parse_spec(source: SourceFile) -> tuple[st.Spec | None, list[Diagnostic]]:
@@ -101,8 +94,6 @@ def parse_spec(source: SourceFile) -> tuple[st.Spec | None, list[Diagnostic]]:
 
 def _too_deep(source: SourceFile) -> Diagnostic | None:
     """E007 at the first `{` nested deeper than the limit (strings and comments skipped)."""
-    from cmpc.limits import Limits, current
-
     limit = current().depth
     depth = 0
     for offset, ch in _braces(source.text):

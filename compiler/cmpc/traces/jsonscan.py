@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cmpc.limits import Limits
+
 try:
     from cmpc import _fastscan  # optional C scanner (setup.py); the numpy code below is exact too
 except ImportError:
@@ -131,8 +133,6 @@ def record_limit() -> int:
 
 @functools.lru_cache(maxsize=8)
 def _record_limit(raw: str | None) -> int:
-    from cmpc.limits import Limits
-
     return Limits.from_env({} if raw is None else {"CMPC_MAX_RECORD_BYTES": raw}).record_bytes
 
 
