@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from cmpc.traces import jsonscan
-from cmpc.traces.common import build_requests, duration_of, mapping, number, pick_fields
+from cmpc.traces.common import build_requests, duration_of, mapping, number, object_at, pick_fields
 from cmpc.traces.jsonscan import RaggedBuilder, TraceError
 from cmpc.traces.table import Published, Run
 
@@ -58,8 +58,12 @@ TOOL_METRICS = (
 
 def read_records(path: str, fmt: str, *, gaps: bool = True) -> list[Run]:
     """Profiling records; without `gaps`, `inter_chunk_latency` is cut out but not parsed."""
-    ttft, e2el, isl, osl, ok = [], [], [], [], []
-    extra: dict[str, list] = {name: [] for name in TOOL_METRICS}
+    ttft: list[float | None] = []
+    e2el: list[float | None] = []
+    isl: list[float | None] = []
+    osl: list[float | None] = []
+    ok: list[bool] = []
+    extra: dict[str, list[float | None]] = {name: [] for name in TOOL_METRICS}
     wheres: list[str] = []
     first_ns: list[int] = []
     last_ns: list[int] = []
@@ -86,8 +90,8 @@ def read_records(path: str, fmt: str, *, gaps: bool = True) -> list[Run]:
         wheres.append(where)
         if doc.get("error"):
             ok.append(False)
-            for col in (ttft, e2el, isl, osl, *extra.values()):
-                col.append(np.nan)
+            for failed in (ttft, e2el, isl, osl, *extra.values()):
+                failed.append(np.nan)
             icl.add(None, where)
             continue
         ok.append(True)
@@ -117,19 +121,19 @@ def read_records(path: str, fmt: str, *, gaps: bool = True) -> list[Run]:
             icl.add(arrays["icl"], where)
         else:
             entry = metrics.get("inter_chunk_latency")
-            values = entry.get("value") if isinstance(entry, dict) else None
-            if values is not None and not isinstance(values, list):
+            chunks = entry.get("value") if isinstance(entry, dict) else None
+            if chunks is not None and not isinstance(chunks, list):
                 raise TraceError(
                     "`metrics.inter_chunk_latency.value` should be a list", where, "E305"
                 )
             icl.add(
-                ",".join(repr(number(v, where)) for v in values).encode() if values else None,
+                ",".join(repr(number(v, where)) for v in chunks).encode() if chunks else None,
                 where,
             )
     if not ok:
         raise TraceError("the file holds no records", "line 1", "E309")
 
-    def col(values: list, scale: float = 1.0) -> np.ndarray | None:
+    def col(values: list[float | None], scale: float = 1.0) -> np.ndarray | None:
         arr = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
         return None if np.all(np.isnan(arr)) else arr * scale
 
@@ -183,7 +187,7 @@ def read_summary(path: str, fmt: str) -> list[Run]:
     for tag, metric in SUMMARY_METRICS.items():
         entry = records.get(tag)
         if isinstance(entry, dict):
-            latency[metric] = _stats(entry, _UNIT_SCALE.get(entry.get("unit"), _MS))
+            latency[metric] = _stats(entry, _UNIT_SCALE.get(str(entry.get("unit")), _MS))
     duration = avg("benchmark_duration")
     if duration is not None:
         duration = duration_of(duration, "`records.benchmark_duration.avg`")
@@ -212,9 +216,9 @@ def read_summary(path: str, fmt: str) -> list[Run]:
 
 def config_fields(doc: Mapping) -> dict:
     """Run identity from a summary's `input_config`: concurrency, request rate, model."""
-    config = doc.get("input_config") if isinstance(doc.get("input_config"), dict) else {}
-    loadgen = config.get("loadgen") if isinstance(config.get("loadgen"), dict) else {}
-    endpoint = config.get("endpoint") if isinstance(config.get("endpoint"), dict) else {}
+    config = object_at(doc, "input_config")
+    loadgen = object_at(config, "loadgen")
+    endpoint = object_at(config, "endpoint")
     fields = pick_fields(loadgen, ("concurrency", "request_rate"), {"concurrency": "conc"})
     models = endpoint.get("model_names")
     if isinstance(models, list) and models and isinstance(models[0], str):

@@ -129,8 +129,8 @@ def _build(path, fmt, header, rows, wheres, times, tokens, keep_gaps=True) -> Ru
         raise TraceError("the request has no `start` time", wheres[i], "E312")
     counts = times.counts
     if tokens.values.size and not np.array_equal(tokens.counts, counts):
-        bad = int(np.flatnonzero(tokens.counts != counts)[0])
-        raise TraceError("`chunk_tokens` and `chunk_times` differ in length", wheres[bad], "E313")
+        row = int(np.flatnonzero(tokens.counts != counts)[0])
+        raise TraceError("`chunk_tokens` and `chunk_times` differ in length", wheres[row], "E313")
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     has = counts > 0

@@ -5,17 +5,23 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any, Literal, TypeGuard, overload
 
 import numpy as np
 
+from cmpc.jsontypes import JsonObject
 from cmpc.traces.jsonscan import Ragged, TraceError
 from cmpc.traces.table import FieldValue, Requests, offsets_from_counts
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+@overload
+def number(value: object, where: str, *, optional: Literal[False] = False) -> float: ...
+@overload
+def number(value: object, where: str, *, optional: bool) -> float | None: ...
 def number(value: object, where: str, *, optional: bool = False) -> float | None:
     """A finite JSON number, or a TraceError naming `where`."""
     if value is None and optional:
@@ -56,7 +62,9 @@ def _kind(value: object) -> str:
 _NUMBER_TYPES = {float, int}  # exact types: a JSON `true` is a bool, not a number
 
 
-def column(doc: Mapping, key: str, n: int | None = None, *, nulls: bool = False) -> np.ndarray:
+def column(
+    doc: Mapping[str, Any], key: str, n: int | None = None, *, nulls: bool = False
+) -> np.ndarray:
     """`doc[key]` as a float64 column, checked for type, finiteness and length."""
     values = doc.get(key)
     if not isinstance(values, list):
@@ -81,10 +89,16 @@ def column(doc: Mapping, key: str, n: int | None = None, *, nulls: bool = False)
     return out
 
 
-def mapping(value: object, where: str) -> Mapping:
+def mapping(value: object, where: str) -> JsonObject:
     if not isinstance(value, dict):
         raise TraceError(f"{where} should be an object, found {_kind(value)}", where, "E305")
     return value
+
+
+def object_at(doc: Mapping[str, Any], key: str) -> JsonObject:
+    """`doc[key]` when it is an object, else an empty one (an optional section)."""
+    value = doc.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def ragged_from_lists(values: object, key: str) -> Ragged:
@@ -114,6 +128,7 @@ def check_requests(req: Requests, labels: Sequence[str] | None = None) -> None:
     if req.gaps is not None and req.gaps.size:
         neg = np.flatnonzero(req.gaps < 0)
         if neg.size:
+            assert req.gap_offsets is not None  # set with the gaps
             i = int(np.searchsorted(req.gap_offsets, neg[0], side="right") - 1)
             raise TraceError(
                 f"request {i} has chunks out of order (a gap of {req.gaps[neg[0]]:g} s)",
@@ -152,20 +167,37 @@ def build_requests(
     *,
     gaps: Ragged | None = None,
     labels: Sequence[str] | None = None,
-    **columns: np.ndarray | None,
+    start: np.ndarray | None = None,
+    ttft: np.ndarray | None = None,
+    e2el: np.ndarray | None = None,
+    input_tokens: np.ndarray | None = None,
+    cached_input_tokens: np.ndarray | None = None,
+    output_tokens: np.ndarray | None = None,
+    chunk_tokens: np.ndarray | None = None,
+    e2el_reconstructed: bool = False,
+    extra: Mapping[str, np.ndarray] | None = None,
 ) -> Requests:
     """A checked Requests table; gap rows of failed requests are dropped from the pool."""
-    kw = dict(columns)
-    if gaps is not None:
-        kw["gaps"] = gaps.values
-        kw["gap_offsets"] = offsets_from_counts(gaps.counts)
-    req = Requests(ok=np.asarray(ok, dtype=bool), **kw)
+    req = Requests(
+        ok=np.asarray(ok, dtype=bool),
+        start=start,
+        ttft=ttft,
+        e2el=e2el,
+        input_tokens=input_tokens,
+        cached_input_tokens=cached_input_tokens,
+        output_tokens=output_tokens,
+        gaps=None if gaps is None else gaps.values,
+        gap_offsets=None if gaps is None else offsets_from_counts(gaps.counts),
+        chunk_tokens=chunk_tokens,
+        e2el_reconstructed=e2el_reconstructed,
+        extra={} if extra is None else extra,
+    )
     check_requests(req, labels)
     return req
 
 
 def pick_fields(
-    doc: Mapping, names: Sequence[str], rename: Mapping[str, str] | None = None
+    doc: Mapping[str, Any], names: Sequence[str], rename: Mapping[str, str] | None = None
 ) -> dict[str, FieldValue]:
     """Scalar identity/config fields present in `doc` (renamed to cmpc's field names)."""
     out: dict[str, FieldValue] = {}

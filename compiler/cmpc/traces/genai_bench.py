@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from cmpc.traces import jsonscan
-from cmpc.traces.common import build_requests, duration_of, mapping, number, pick_fields
+from cmpc.traces.common import build_requests, duration_of, mapping, number, object_at, pick_fields
 from cmpc.traces.jsonscan import TraceError
 from cmpc.traces.table import Run
 
@@ -28,7 +28,7 @@ def read(path: str, fmt: str = NAME) -> list[Run]:
         raise TraceError(
             "`individual_request_metrics` should be a list", "`individual_request_metrics`", "E305"
         )
-    agg = doc.get("aggregated_metrics") if isinstance(doc.get("aggregated_metrics"), dict) else {}
+    agg = object_at(doc, "aggregated_metrics")
     unit = doc.get("_time_unit", "s")
     scale = {"s": 1.0, "ms": 1e-3}.get(unit)
     if scale is None:

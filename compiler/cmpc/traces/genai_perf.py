@@ -7,7 +7,7 @@ import json
 import numpy as np
 
 from cmpc.traces import jsonscan
-from cmpc.traces.common import build_requests, mapping, number
+from cmpc.traces.common import build_requests, mapping, number, object_at
 from cmpc.traces.jsonscan import Ragged, TraceError
 from cmpc.traces.table import Run
 
@@ -99,7 +99,7 @@ def _experiment(path: str, fmt: str, index: int, exp: dict) -> Run:
         e2el=e2el,
         start=(send - send.min()) * _NS if n else None,
     )
-    mode = exp.get("experiment") if isinstance(exp.get("experiment"), dict) else {}
+    mode = object_at(exp, "experiment")
     fields = {}
     if mode.get("mode") == "concurrency":
         fields["conc"] = number(mode.get("value"), f"`{where}.experiment.value`")

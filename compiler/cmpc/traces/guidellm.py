@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from cmpc.traces import jsonscan
-from cmpc.traces.common import build_requests, duration_of, mapping, number
+from cmpc.traces.common import build_requests, duration_of, mapping, number, object_at
 from cmpc.traces.jsonscan import TraceError
 from cmpc.traces.table import Run
 
@@ -28,8 +28,8 @@ def _flatten(item: dict) -> dict:
     """The per-request times and token counts under the names of GuideLLM <= 0.3."""
     if "start_time" in item:
         return item
-    info = item.get("info") if isinstance(item.get("info"), dict) else {}
-    timings = info.get("timings") if isinstance(info.get("timings"), dict) else {}
+    info = object_at(item, "info")
+    timings = object_at(info, "timings")
     out = dict(item)
     for old, new in _TIMINGS.items():
         value = item.get(_RENAMED.get(old, ""), timings.get(new))
@@ -81,8 +81,8 @@ def _benchmark(path: str, fmt: str, index: int, bench: dict) -> Run:
         elapsed = number(bench["end_time"], where) - number(bench["start_time"], where)
         duration = duration_of(elapsed, f"`{where}.end_time` - `{where}.start_time`")
     fields: dict = {}
-    args = bench.get("args") if isinstance(bench.get("args"), dict) else {}
-    strategy = args.get("strategy") if isinstance(args.get("strategy"), dict) else {}
+    args = object_at(bench, "args")
+    strategy = object_at(args, "strategy")
     if isinstance(strategy.get("type_"), str):
         fields["strategy"] = strategy["type_"]
     for key, name in (
@@ -93,7 +93,7 @@ def _benchmark(path: str, fmt: str, index: int, bench: dict) -> Run:
         value = strategy.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool):
             fields[name] = value
-    worker = bench.get("worker") if isinstance(bench.get("worker"), dict) else {}
+    worker = object_at(bench, "worker")
     if isinstance(worker.get("backend_model"), str):
         fields["model"] = worker["backend_model"]
     return Run(path, fmt, index, fields, requests=requests, duration_s=duration, record=where)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 
 from cmpc.traces import jsonscan
-from cmpc.traces.common import mapping, number
+from cmpc.traces.common import mapping, number, object_at
 from cmpc.traces.jsonscan import TraceError
 from cmpc.traces.table import Published, Run
 
@@ -141,7 +141,7 @@ def _fields(row: Mapping, gpus: float | None) -> dict:
 
 def _agentx_row(path: str, fmt: str, index: int, where: str, row: Mapping) -> Run:
     metrics = mapping(row.get("request_metrics"), f"`{where}.request_metrics`")
-    lat = metrics.get("latency") if isinstance(metrics.get("latency"), dict) else {}
+    lat = object_at(metrics, "latency")
     latency: dict[str, dict[str, float]] = {}
     # AgentX `itl`/`tpot` is AIPerf's per-request (e2el - ttft)/(osl - 1): cmpc's tpot.
     for src, metric in (("ttft", "ttft"), ("e2el", "e2el"), ("tpot", "tpot")):
@@ -154,13 +154,13 @@ def _agentx_row(path: str, fmt: str, index: int, where: str, row: Mapping) -> Ru
             }
             if "median" in latency[metric]:
                 latency[metric]["p50"] = latency[metric]["median"]
-    tput = metrics.get("throughput") if isinstance(metrics.get("throughput"), dict) else {}
+    tput = object_at(metrics, "throughput")
 
     def rate(name: str) -> float | None:
         entry = tput.get(name)
         return _num(entry, "tokens_per_second", where) if isinstance(entry, dict) else None
 
-    per = tput.get("per_gpu") if isinstance(tput.get("per_gpu"), dict) else {}
+    per = object_at(tput, "per_gpu")
     gpus = _gpus(row, where)
     cache = {}
     server = row.get("server_metrics")
@@ -187,7 +187,7 @@ def _agentx_row(path: str, fmt: str, index: int, where: str, row: Mapping) -> Ru
 
 def read(path: str, fmt: str = NAME) -> list[Run]:
     doc = jsonscan.read_document(path)
-    runs = []
+    runs: list[Run] = []
     for where, raw in _rows(doc):
         row = _flat(raw)
         if isinstance(row.get("request_metrics"), dict):
