@@ -16,7 +16,7 @@ from cmpc.limits import Limits
 try:
     from cmpc import _fastscan  # optional C scanner (setup.py); the numpy code below is exact too
 except ImportError:
-    _fastscan = None
+    _fastscan = None  # type: ignore[assignment]  # not built: the numpy code below serves
 
 PIECE = 4 << 20  # bytes of array text parsed at a time: bounds the temporary copies
 RESERVE = 1 << 22  # numbers a ragged array has room for before it grows (32 MiB of addresses)
@@ -265,6 +265,7 @@ def _ragged(src, start: int, key: str) -> tuple[Ragged, int] | None:
             raise
         raise TraceError(str(exc), f"`{key}[{row}]`", exc.code) from None  # a row too long
     rows = np.concatenate(counts) if counts else np.zeros(0, np.int64)
+    assert end is not None  # the last piece carries the offset past the closing bracket
     return Ragged(values[:at], rows), end
 
 
@@ -452,9 +453,9 @@ def _rows_piece(piece: bytes, key: str, row: int) -> tuple[np.ndarray, np.ndarra
         pos = closing + 1
     if not opens:
         return np.empty(0), np.zeros(0, np.int64)
-    fast = decimal_rows(piece, opens, closes)
-    if fast is not None:
-        return fast
+    decimal = decimal_rows(piece, opens, closes)
+    if decimal is not None:
+        return decimal
     starts = np.asarray(opens)
     ends = np.asarray(closes)
     commas = np.flatnonzero(np.frombuffer(piece, np.uint8) == 44)
