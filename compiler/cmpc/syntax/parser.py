@@ -77,7 +77,6 @@ def parse_spec(source: SourceFile) -> tuple[st.Spec | None, list[Diagnostic]]:
     too_deep = _too_deep(source)
     if too_deep is not None:
         return None, [too_deep]
-    comments: list[st.Comment] = []
     parser = _lark()
     try:
         tree = parser.parse(source.text, on_error=None)
