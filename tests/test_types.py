@@ -56,6 +56,7 @@ WORD_SETS = [
     (V.CLAIM_KINDS, V.ClaimKind),
     (V.SCOPES, V.Scope),
     (V.FORMATS, V.Format),
+    (V.SENSITIVITY_PARAMETERS, V.SensitivityParameter),
     (tuple(V.SENSITIVITY_KEYS), V.SensitivityParameter),
 ]
 

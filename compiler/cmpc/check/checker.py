@@ -368,8 +368,8 @@ class _Checker:
 
     # -- tokens, normalization -----------------------------------------------------------------
 
-    def token_sum(self, atoms, key: str, span: Span) -> tuple[str, ...] | None:
-        kinds: list[str] = []
+    def token_sum(self, atoms, key: str, span: Span) -> tuple[V.TokenKind, ...] | None:
+        kinds: list[V.TokenKind] = []
         expect_word = True
         for atom in atoms:
             if expect_word and isinstance(atom, st.Name):
@@ -408,7 +408,7 @@ class _Checker:
     def tokens(self, field: Field) -> ir.Tokens:
         self.origin("/tokens", field.span)
         one = {k: v[0] for k, v in self.read.block(field, V.TOKENS_KEYS).items()}
-        count = ("input", "output")
+        count: tuple[V.TokenKind, ...] = ("input", "output")
         if "count" in one:
             count = self.token_sum(one["count"].atoms, "count", one["count"].span) or count
         reused = self.read.word(one["reused"], V.REUSED_MODES) if "reused" in one else None
@@ -702,7 +702,7 @@ class _Checker:
                 help="state the figure as a `claim { kind revenue ... }`, or give a cost basis",
             )
             return None
-        scenario = basis
+        scenario: str | None = basis
         if "scenario" in opts:
             atoms = opts["scenario"][0].atoms
             if len(atoms) == 1 and isinstance(atoms[0], st.Name):
@@ -1148,7 +1148,7 @@ class _Checker:
         kind = get("kind", lambda f: self.read.word(f, V.CLAIM_KINDS))
         if kind is None:
             kind = "revenue" if dimension == units.GPU_HOUR_PRICE else "volume"
-        scope = get("scope", lambda f: self.read.word(f, V.SCOPES)) or "cluster"
+        scope = (self.read.word(one["scope"], V.SCOPES) if "scope" in one else None) or "cluster"
         source = None
         if "source" in one and len(one["source"].atoms) == 1:
             source = self.ref(one["source"].atoms[0], "source", self.source_names, "source")
@@ -1218,6 +1218,7 @@ class _Checker:
         found = self.read.block(field, V.SENSITIVITY_KEYS)
         axes = []
         for key, fields in found.items():
+            assert V.is_word(key, V.SENSITIVITY_PARAMETERS)  # block() keeps only these keys
             f = fields[0]
             alts = []
             for alt in f.alternatives:

@@ -120,7 +120,8 @@ CLAIM_KEYS = dict.fromkeys(
 SensitivityParameter = Literal[
     "tokens", "statistic", "utilization", "read", "price", "normalize", "target"
 ]
-SENSITIVITY_KEYS = dict.fromkeys(get_args(SensitivityParameter), False)
+SENSITIVITY_PARAMETERS: tuple[SensitivityParameter, ...] = get_args(SensitivityParameter)
+SENSITIVITY_KEYS: dict[str, bool] = dict.fromkeys(SENSITIVITY_PARAMETERS, False)
 
 # Enumerations: each closed word set is a Literal type (what the IR's fields hold) and the tuple
 # of its words (what the checker offers), the tuple taken from the type so the two cannot drift.
