@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
+import traceback
 
 from cmpc.diagnostics import error
+from cmpc.report import figures as F
+from cmpc.report.environment import make_environment
+from cmpc.report.html import to_html
+from cmpc.report.model import View
 from cmpc.report.text import Md
 
 REPORT_TEMPLATE = "report.md.j2"
@@ -16,9 +22,6 @@ def render_outputs(results: dict, *, html: bool = False, template_dir: str | Non
     Nothing is written here: build.write_atomically moves the files into place only when the
     whole build succeeded.
     """
-    from cmpc.report import figures as F
-    from cmpc.report.model import View
-
     if template_dir is not None and not os.path.isdir(template_dir):
         return {}, [
             error(
@@ -71,8 +74,6 @@ def render_outputs(results: dict, *, html: bool = False, template_dir: str | Non
     files["report.md"] = markdown
     files["figures.csv"] = F.figures_csv(view_model.fig.rows)
     if html:
-        from cmpc.report.html import to_html
-
         files["report.html"] = to_html(markdown, report["title"], files)
     return files, problems
 
@@ -81,8 +82,6 @@ def render_markdown(results: dict, report: dict, template_dir: str | None):
     """report.md from the package templates, or from `template_dir` first (sandboxed)."""
     import jinja2
     from jinja2.sandbox import SecurityError
-
-    from cmpc.report.environment import make_environment
 
     env = make_environment(template_dir)
     where = template_dir or "cmpc/report/templates"
@@ -139,8 +138,6 @@ def render_markdown(results: dict, report: dict, template_dir: str | None):
 
 def _drop_unreferenced_footnotes(text: str) -> str:
     """Footnote definitions nothing in the report points at (e.g. a claims-only spec's)."""
-    import re
-
     definition = re.compile(r"^\[\^([A-Za-z0-9_-]+)\]: ")
     lines = text.split("\n")
     body = "\n".join(line for line in lines if not definition.match(line))
@@ -151,8 +148,6 @@ def _drop_unreferenced_footnotes(text: str) -> str:
 
 def _template_position(exc: BaseException, where: str) -> dict:
     """`file` and `record` of the innermost template line in a rendering traceback."""
-    import traceback
-
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(".j2")]
     if not frames:
         return {"file": where}

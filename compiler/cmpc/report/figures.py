@@ -7,6 +7,7 @@ import io
 import math
 import textwrap
 
+from cmpc.compute.frontier import Method, Point, read_at, steffen_curve
 from cmpc.report import svg
 from cmpc.report.text import csv_value, number, ratio
 from cmpc.safe_text import csv_cell
@@ -63,8 +64,6 @@ def _scale(results: dict) -> tuple[dict, str]:
 def frontier_svg(results: dict, order: list[str], labels: dict[str, str]) -> str:
     """Throughput per unit against interactivity: points, frontier as read, target, reads."""
     import numpy as np
-
-    from cmpc.compute.frontier import Point
 
     systems = results.get("systems") or {}
     latency = (results.get("conditions") or {}).get("latency") or {}
@@ -207,8 +206,6 @@ def summary_svg(view: dict, results: dict, order: list[str], labels: dict[str, s
 
 def _curve(front: list, grid, method: str) -> list:
     """The frontier as read at each grid point: `read_at`'s values, in one pass for Steffen."""
-    from cmpc.compute.frontier import Method, read_at, steffen_curve
-
     if Method(method) is Method.STEFFEN:  # read_at reads steffen_curve one target at a time
         return [float(v) for v in steffen_curve(front, grid)]
     return [read_at(front, float(x), method).value for x in grid]

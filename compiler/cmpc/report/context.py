@@ -1,0 +1,226 @@
+"""What every section reads: the results, indexed once, and the registry of displayed figures."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from cmpc.report.text import (
+    DASH,
+    Md,
+    code,
+    escape,
+    number,
+    usd,
+)
+from cmpc.report.words import (
+    ROLES,
+    plural,
+)
+
+
+def get_in(mapping, *keys, default=None):
+    """`mapping[k1][k2]...`, or `default` where any level is missing or None."""
+    value = mapping
+    for key in keys:
+        if not isinstance(value, dict):
+            return default
+        value = value.get(key)
+        if value is None:
+            return default
+    return value
+
+
+def is_number(x) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+@dataclass
+class Registry:
+    """Every figure the report displays, for figures.csv (first registration of an id wins)."""
+
+    rows: list[dict] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
+
+    def add(
+        self,
+        fid: str,
+        quantity: str,
+        value,
+        unit: str,
+        shown: Md,
+        *,
+        system: str = "",
+        source: str = "",
+    ) -> Md:
+        if fid not in self.seen and value is not None:
+            self.seen.add(fid)
+            self.rows.append(
+                {
+                    "id": fid,
+                    "quantity": quantity,
+                    "system": system,
+                    "value": value,
+                    "unit": unit,
+                    "displayed": str(shown),
+                    "source": source,
+                }
+            )
+        return shown
+
+
+@dataclass(frozen=True)
+class Context:
+    """One results dict indexed for the sections; `fig` collects every figure they display."""
+
+    results: dict
+    ir: dict
+    sources: dict
+    ir_systems: dict
+    order: list[str]
+    systems: dict
+    conditions: dict
+    synthetic: bool
+    baseline: str | None
+    comparisons: dict
+    fig: Registry = field(default_factory=Registry)
+
+    @classmethod
+    def of(cls, results: dict) -> Context:
+        """The context of one results dict (systems in the spec's order, then any others)."""
+        ir = results.get("ir") or {}
+        ir_systems = {s.get("name"): s for s in ir.get("systems") or []}
+        systems = results.get("systems") or {}
+        order = [n for n in ir_systems if n in systems]
+        return cls(
+            results=results,
+            ir=ir,
+            sources={s.get("name"): s for s in (results.get("sources") or ir.get("sources") or [])},
+            ir_systems=ir_systems,
+            order=order + sorted(n for n in systems if n not in order),
+            systems=systems,
+            conditions=results.get("conditions") or {},
+            synthetic=bool(results.get("synthetic")),
+            baseline=results.get("baseline"),
+            comparisons={c.get("system"): c for c in results.get("comparisons") or []},
+        )
+
+    def n(self, fid, quantity, value, unit, fmt=number, *, system="", source="cmpc") -> Md:
+        """`fmt(value)`, registered for figures.csv; `n/a` when the value is missing."""
+        if not is_number(value):
+            return Md(DASH)
+        return self.fig.add(fid, quantity, value, unit, fmt(value), system=system, source=source)
+
+    def label(self, name) -> Md:
+        if name is None:
+            return Md("the baseline")
+        s = self.systems.get(name) or {}
+        return escape(s.get("label") or self.ir_systems.get(name, {}).get("label") or name)
+
+    def source_title(self, name) -> Md:
+        if name is None:
+            return Md(DASH)
+        src = self.sources.get(name)
+        if src and src.get("title"):
+            return escape(src["title"])
+        return escape(name)
+
+    def unit(self) -> str:
+        return get_in(self.conditions, "normalize", "unit", default="tok/s/gpu")
+
+    def per(self) -> str:
+        return get_in(self.conditions, "normalize", "per", default="gpu")
+
+    def origin(self, name) -> str:
+        """measured | reported | synthetic."""
+        s = self.systems.get(name) or {}
+        src = self.sources.get(s.get("source")) or {}
+        if self.synthetic or src.get("role") == "synthetic":
+            return "synthetic"
+        return "measured" if s.get("data") == "runs" else "reported"
+
+    def data_source(self, name) -> str:
+        s = self.systems.get(name) or {}
+        origin = self.origin(name)
+        if s.get("data") == "runs":
+            return f"{origin}: runs read by cmpc"
+        src = s.get("source")
+        title = (self.sources.get(src) or {}).get("title") or src or "unknown source"
+        return f"{origin}: {title}"
+
+    def target(self) -> dict:
+        return get_in(self.conditions, "latency", "target", default={}) or {}
+
+    def price_shown(self, name) -> Md:
+        price = get_in(self.systems, name, "cost", "usd_per_gpu_hour")
+        return self.fig.add(
+            f"{name}.price",
+            "price per GPU-hour",
+            price,
+            "USD/gpu/h",
+            usd(price),
+            system=name,
+            source=self.price_source(name),
+        )
+
+    def price_source(self, name) -> str:
+        p = get_in(self.systems, name, "cost", "price", default={})
+        return self.plain_source(p.get("source"), p.get("as_of"))
+
+    def plain_source(self, src, as_of=None) -> str:
+        """A source as plain text for figures.csv: its title (or name) and date."""
+        title = (self.sources.get(src) or {}).get("title") or src or "spec"
+        return f"{title}, as of {as_of}" if as_of else title
+
+    def parallel_note(self, irs) -> str:
+        par = irs.get("parallel") or {}
+        if not par.get("declared"):
+            return ""
+        parts = [f"{k} {par[k]}" for k in ("tp", "pp", "pcp", "dp") if (par.get(k) or 1) > 1]
+        extra = [f"{k} {par[k]}" for k in ("ep", "dcp") if (par.get(k) or 1) > 1]
+        if par.get("pools"):
+            parts = [f"{len(par['pools'])} pools"]
+        text = " (" + (" \u00d7 ".join(parts) if parts else "1") + ")"
+        if extra:
+            verb = "adds" if len(extra) == 1 else "add"
+            text = text[:-1] + f"; {', '.join(extra)} {verb} no GPUs)"
+        return text
+
+    def origin_text(self, name) -> Md:
+        s = self.systems.get(name) or {}
+        origin = self.origin(name)
+        if s.get("data") == "runs":
+            runs = self.ir_systems.get(name, {}).get("runs") or {}
+            files = [i for i in self.results.get("inputs") or [] if i.get("system") == name]
+            n_runs = sum(i.get("runs") or 0 for i in files)
+            text = f"{origin}"
+            if runs.get("source"):
+                text += " by " + ", ".join(self.source_bits(runs["source"]))
+            text += (
+                f": {plural(n_runs, 'run')} from {plural(len(files), 'file')} matching "
+                f"{code(runs.get('glob', '?'))}"
+            )
+            if runs.get("format"):
+                text += f", format {escape(runs['format'])}"
+            return Md(text + "; per-request metrics computed by cmpc")
+        bits = self.source_bits(s.get("source"))
+        return Md(f"{origin} by " + ", ".join(bits) + "; not recomputed by cmpc")
+
+    def source_bits(self, name) -> list[str]:
+        src = self.sources.get(name) or {}
+        bits = [str(self.source_title(name))]
+        if src.get("role") and src["role"] != "synthetic":  # the origin already says synthetic
+            bits.append(escape(ROLES.get(src["role"], src["role"])))
+        for key in ("snapshot", "run_date", "retrieved"):
+            if src.get(key):
+                bits.append(f"{key.replace('_', ' ')} {escape(src[key])}")
+        if src.get("status"):
+            bits.append(escape(src["status"].replace("_", "-")))
+        return bits
+
+    def source_date(self, name) -> Md:
+        src = self.sources.get(name) or {}
+        for key in ("snapshot", "run_date", "retrieved"):
+            if src.get(key):
+                return escape(src[key])
+        return Md(DASH)

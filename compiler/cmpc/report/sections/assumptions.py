@@ -1,0 +1,149 @@
+"""The assumptions section: every price, power and TCO figure with its source and date."""
+
+from __future__ import annotations
+
+from cmpc.report.context import Context, is_number
+from cmpc.report.sections.cost import tco_hourly
+from cmpc.report.text import (
+    DASH,
+    Md,
+    escape,
+    footnote_key,
+    number,
+    percent,
+    usd,
+)
+
+
+def assumptions(ctx: Context) -> list[dict]:
+    rows = []
+    for name in ctx.order:
+        irs = ctx.ir_systems.get(name) or {}
+        for p in irs.get("prices") or []:
+            v = p.get("usd_per_gpu_hour")
+            scenario = p.get("scenario") or p.get("basis")
+            shown = ctx.n(
+                f"{name}.price.{footnote_key(scenario)}",
+                f"price per GPU-hour ({scenario})",
+                v,
+                "USD/gpu/h",
+                usd,
+                system=name,
+                source=ctx.plain_source(p.get("source"), p.get("as_of")),
+            )
+            rows.append(
+                {
+                    "system": ctx.label(name),
+                    "item": Md(f"price ({escape(scenario)})"),
+                    "value": Md(f"{shown} per GPU-hour"),
+                    "basis": escape(p.get("basis") or DASH),
+                    "source": ctx.source_title(p.get("source")),
+                    "date": escape(p.get("as_of") or DASH),
+                }
+            )
+        pw = irs.get("power") or {}
+        if is_number(pw.get("watts_per_gpu")):
+            watts = ctx.n(
+                f"{name}.watts_per_gpu",
+                "power per GPU",
+                pw["watts_per_gpu"],
+                "W",
+                system=name,
+                source="spec",
+            )
+            rows.append(
+                {
+                    "system": ctx.label(name),
+                    "item": Md("power per GPU"),
+                    "value": Md(f"{watts} W"),
+                    "basis": escape(pw.get("basis") or DASH),
+                    "source": ctx.source_title(pw.get("source")),
+                    "date": ctx.source_date(pw.get("source")),
+                }
+            )
+        tco = irs.get("tco") or {}
+        if tco:
+
+            def t(key, unit, fmt=number, *, name=name, tco=tco):
+                return ctx.n(
+                    f"{name}.tco.{key}",
+                    f"TCO {key}",
+                    tco.get(key),
+                    unit,
+                    fmt,
+                    system=name,
+                    source="spec",
+                )
+
+            parts = [
+                ("capex per GPU", t("capex_usd_per_gpu", "USD/gpu", usd)),
+                ("depreciation", Md(f"{t('years', 'years')} years")),
+                ("TCO power", Md(f"{t('power_watts', 'W')} W")),
+                ("PUE", t("pue", "")),
+                ("electricity", Md(f"{t('electricity_usd_per_kwh', 'USD/kWh', usd)} per kWh")),
+                ("hosting", Md(f"{t('hosting_usd_per_gpu_hour', 'USD/gpu/h', usd)} per GPU-h")),
+                ("operations", Md(f"{t('ops_usd_per_gpu_hour', 'USD/gpu/h', usd)} per GPU-h")),
+            ]
+            for item, value in parts:
+                rows.append(
+                    {
+                        "system": ctx.label(name),
+                        "item": Md(item),
+                        "value": value,
+                        "basis": Md("tco"),
+                        "source": ctx.source_title(tco.get("source")),
+                        "date": escape(tco.get("as_of") or DASH),
+                    }
+                )
+            derived = tco_hourly(ctx, name)
+            if derived is not None:
+                rows.append(
+                    {
+                        "system": ctx.label(name),
+                        "item": Md("TCO per GPU-hour (derived)"),
+                        "value": derived["arithmetic"],
+                        "basis": Md("tco"),
+                        "source": Md("cmpc"),
+                        "date": escape(tco.get("as_of") or DASH),
+                    }
+                )
+        if is_number(irs.get("cache_hit_rate")):
+            rows.append(
+                {
+                    "system": ctx.label(name),
+                    "item": Md("prefix-cache hit rate"),
+                    "value": percent(irs["cache_hit_rate"]),
+                    "basis": Md("declared"),
+                    "source": Md("spec"),
+                    "date": Md(DASH),
+                }
+            )
+    cost = ctx.conditions.get("cost") or {}
+    rows.append(
+        {
+            "system": Md("all"),
+            "item": Md("utilization"),
+            "value": percent(cost.get("utilization")),
+            "basis": Md("assumed: share of hours serving at the measured throughput"),
+            "source": Md("spec"),
+            "date": Md(DASH),
+        }
+    )
+    basis = cost.get("per_million") or "total"
+    value = f"per million {escape(basis)} tokens"
+    if basis == "blended":
+        value += (
+            f" (input {number(cost.get('blend_input'))} : output "
+            f"{number(cost.get('blend_output'))})"
+        )
+    rows.append(
+        {
+            "system": Md("all"),
+            "item": Md("cost token basis"),
+            "value": Md(value),
+            "basis": Md(DASH),
+            "source": Md("spec"),
+            "date": Md(DASH),
+        }
+    )
+    return rows

@@ -1,0 +1,246 @@
+"""The cost section: cost per token per system, the arithmetic, relative cost per scenario."""
+
+from __future__ import annotations
+
+import math
+
+from cmpc.report.context import Context, get_in, is_number
+from cmpc.report.text import (
+    DASH,
+    Md,
+    escape,
+    escape_prose,
+    footnote_key,
+    number,
+    percent,
+    ratio,
+    usd,
+)
+
+
+def cost_view(ctx: Context) -> dict:
+    cost = ctx.conditions.get("cost") or {}
+    util = cost.get("utilization")
+    basis = cost.get("per_million") or "total"
+    rows = []
+    for name in ctx.order:
+        c = get_in(ctx.systems, name, "cost", default={})
+        price = c.get("usd_per_gpu_hour")
+        tput = get_in(ctx.systems, name, "at_target", "throughput_per_gpu")
+        per_m = c.get("usd_per_million_tokens")
+        if is_number(price) and is_number(tput) and is_number(util) and is_number(per_m):
+            arithmetic = Md(
+                f"{usd(price)} / ({number(tput)} \u00d7 3600 \u00d7 "
+                f"{percent(util)}) \u00d7 10^6 = {usd(per_m)}"
+            )
+        elif get_in(ctx.systems, name, "at_target", "reachable") is False:
+            arithmetic = Md("the target is unreachable: no throughput, so no cost, there")
+        elif is_number(price) and get_in(ctx.systems, name, "at_target", "relative"):
+            arithmetic = Md("no absolute throughput: only the ratio below is known")
+        elif is_number(price):
+            arithmetic = Md("no throughput on the cost's token basis")
+        else:
+            arithmetic = Md("no price declared")
+        rows.append(
+            {
+                "system": ctx.label(name),
+                "price": ctx.price_shown(name) if is_number(price) else Md(DASH),
+                "throughput": ctx.n(
+                    f"{name}.throughput_per_gpu",
+                    "throughput per GPU at the target",
+                    tput,
+                    "tok/s/gpu",
+                    system=name,
+                    source=ctx.data_source(name),
+                ),
+                "per_million": ctx.n(
+                    f"{name}.usd_per_million_tokens",
+                    f"cost per million {basis} tokens",
+                    per_m,
+                    "USD/Mtok",
+                    usd,
+                    system=name,
+                ),
+                "arithmetic": arithmetic,
+            }
+        )
+    steps = []
+    for c in ctx.results.get("comparisons") or []:
+        steps.append(_cost_steps(ctx, c))
+    util_shown = ctx.fig.add(
+        "cost.utilization", "utilization", util, "fraction", percent(util), source="spec"
+    )
+    return {
+        "rows": rows,
+        "steps": steps,
+        "utilization": util_shown,
+        "basis": escape(basis),
+        "scenarios": scenario_costs(ctx),
+    }
+
+
+def _cost_steps(ctx: Context, c) -> dict:
+    name, base = c.get("system"), c.get("baseline")
+    pg = c.get("per_gpu_throughput_ratio")
+    pr = c.get("price_ratio")
+    cr = c.get("cost_ratio")
+    out = {"system": ctx.label(name), "baseline": ctx.label(base), "lines": []}
+    if not is_number(pg):
+        out["lines"].append(Md("no throughput ratio: no cost consequence can be drawn"))
+        return out
+    eq = 1 / pg
+    ctx.n(
+        f"{name}.per_gpu_throughput_ratio",
+        "per-GPU throughput ratio",
+        pg,
+        "x",
+        ratio,
+        system=name,
+    )
+    ctx.n(
+        f"{name}.per_gpu_throughput_change",
+        "per-GPU throughput change",
+        pg - 1,
+        "fraction",
+        lambda v: percent(v, signed=True),
+        system=name,
+    )
+    ctx.n(
+        f"{name}.cost_ratio_at_equal_price",
+        "cost ratio at equal prices",
+        eq,
+        "x",
+        ratio,
+        system=name,
+    )
+    if is_number(pr):
+        ctx.n(f"{name}.price_ratio", "price ratio to baseline", pr, "x", ratio, system=name)
+    magnitude = lambda v: percent(abs(v))  # noqa: E731  (the direction is in words)
+    ctx.n(
+        f"{name}.per_gpu_throughput_change_magnitude",
+        "per-GPU throughput change, size",
+        pg - 1,
+        "fraction",
+        magnitude,
+        system=name,
+    )
+    ctx.n(
+        f"{name}.cost_change_at_equal_price",
+        "cost change at equal prices, size",
+        eq - 1,
+        "fraction",
+        magnitude,
+        system=name,
+    )
+    if is_number(cr):
+        ctx.n(
+            f"{name}.cost_change",
+            "cost change at the declared prices, size",
+            cr - 1,
+            "fraction",
+            magnitude,
+            system=name,
+        )
+    out["lines"].append(
+        Md(f"Throughput per GPU: {ratio(pg)}\u00d7 ({percent(pg - 1, signed=True)}).")
+    )
+    out["lines"].append(
+        Md(
+            f"At equal prices, cost per token scales by 1 / {ratio(pg)} = {ratio(eq)}: "
+            f"{percent(abs(eq - 1))} {'lower' if eq < 1 else 'higher'}"
+            + (f" (not {percent(abs(pg - 1))})." if not math.isclose(pg, 1) else ".")
+        )
+    )
+    if is_number(pr) and is_number(cr):
+        ps = get_in(ctx.systems, name, "cost", "usd_per_gpu_hour")
+        pb = get_in(ctx.systems, base, "cost", "usd_per_gpu_hour")
+        out["lines"].append(
+            Md(
+                f"At the declared prices, cost per token scales by ({usd(ps)} / {usd(pb)}) / "
+                f"{ratio(pg)} = {ratio(pr)} / {ratio(pg)} = {ratio(cr)}: "
+                f"{percent(abs(cr - 1))} {'lower' if cr < 1 else 'higher'}."
+            )
+        )
+    elif c.get("cost_unavailable"):
+        out["lines"].append(
+            Md(f"At the declared prices: not computable ({escape_prose(c['cost_unavailable'])}).")
+        )
+    return out
+
+
+def scenario_costs(ctx: Context) -> list[dict]:
+    """Cost per token relative to the baseline under equal prices and each price scenario."""
+    base = ctx.baseline
+    ratios = {base: 1.0}
+    for c in ctx.results.get("comparisons") or []:
+        if is_number(c.get("per_gpu_throughput_ratio")):
+            ratios[c.get("system")] = c["per_gpu_throughput_ratio"]
+    prices: dict[str, dict[str, float]] = {}
+    for name in ctx.order:
+        for sc in get_in(ctx.systems, name, "cost", "scenarios", default=[]):
+            if is_number(sc.get("usd_per_gpu_hour")):
+                prices.setdefault(sc.get("scenario") or "price", {})[name] = sc["usd_per_gpu_hour"]
+    for name in ctx.order:
+        tco = tco_hourly(ctx, name)
+        if tco is not None and name not in prices.get("tco", {}):
+            prices.setdefault("tco", {})[name] = tco["total"]
+    out = [
+        {
+            "scenario": "equal prices",
+            "values": {n: (1 / ratios[n] if ratios.get(n) else None) for n in ctx.order},
+        }
+    ]
+    for scenario in sorted(prices):
+        per = prices[scenario]
+        values = {}
+        for n in ctx.order:
+            if n in per and base in per and n in ratios and ratios[n]:
+                values[n] = per[n] / per[base] / ratios[n]
+            else:
+                values[n] = None
+        out.append({"scenario": scenario, "values": values})
+    for row in out:
+        row["shown"] = {
+            n: ctx.fig.add(
+                f"{n}.relative_cost.{footnote_key(row['scenario'])}",
+                f"cost per token relative to baseline ({row['scenario']})",
+                v,
+                "x",
+                ratio(v),
+                system=n,
+                source="cmpc",
+            )
+            if is_number(v)
+            else Md(DASH)
+            for n, v in row["values"].items()
+        }
+    return out
+
+
+def tco_hourly(ctx: Context, name) -> dict | None:
+    """A system's TCO per GPU-hour, from its parts, with the arithmetic shown."""
+    tco = (ctx.ir_systems.get(name) or {}).get("tco") or {}
+    capex, years = tco.get("capex_usd_per_gpu"), tco.get("years")
+    if not (is_number(capex) and is_number(years) and years > 0):
+        return None
+    watts, pue = tco.get("power_watts"), tco.get("pue") or 1.0
+    kwh = tco.get("electricity_usd_per_kwh")
+    hosting = tco.get("hosting_usd_per_gpu_hour") or 0.0
+    ops = tco.get("ops_usd_per_gpu_hour") or 0.0
+    hours = years * 365 * 24
+    energy = watts / 1000 * pue * kwh if is_number(watts) and is_number(kwh) else 0.0
+    total = capex / hours + energy + hosting + ops
+    terms = [f"{usd(capex)} / ({number(years)} \u00d7 8,760 h)"]
+    if is_number(watts) and is_number(kwh):
+        terms.append(f"{number(watts / 1000)} kW \u00d7 {number(pue)} \u00d7 {usd(kwh)}/kWh")
+    terms += [usd(hosting), usd(ops)]
+    shown = ctx.fig.add(
+        f"{name}.tco_usd_per_gpu_hour",
+        "TCO per GPU-hour",
+        total,
+        "USD/gpu/h",
+        usd(total),
+        system=name,
+        source="cmpc",
+    )
+    return {"total": total, "arithmetic": Md(" + ".join(terms) + f" = {shown}")}

@@ -1,0 +1,275 @@
+"""The headline section: the one-sentence answer, its conditions and its cautions."""
+
+from __future__ import annotations
+
+import math
+
+from cmpc.report.context import Context, get_in, is_number
+from cmpc.report.text import (
+    Md,
+    escape,
+    escape_prose,
+    number,
+    percent,
+    ratio,
+)
+from cmpc.report.words import (
+    METRIC_NAMES,
+    PER,
+    ROLES,
+    load_text,
+    statistic_name,
+    token_phrase,
+)
+
+
+def headline(ctx: Context) -> dict:
+    h = ctx.results.get("headline") or {}
+    out = {
+        "available": False,
+        "reason": None,
+        "declared": None,
+        "equal": None,
+        "system": None,
+        "baseline": ctx.label(ctx.baseline),
+        "target": target_phrase(ctx),
+        "tokens": Md(token_phrase(get_in(ctx.conditions, "tokens", "count"))),
+        "per": Md(PER.get(ctx.per(), "per " + ctx.per())),
+        "direction": None,
+        "change": None,
+        "sources": [],
+        "price_normalized": ctx.per() == "dollar",
+        "load_caution": load_caution(ctx),
+        "cost_unavailable": None,
+        "hit_rate_gap": hit_rate_gap(ctx),
+    }
+    if not ctx.systems:
+        out["reason"] = Md("the spec declares no systems; it audits the claims below")
+        out["target"] = Md("")
+        return out
+    if not h:
+        out["reason"] = Md("the spec compares no system with the baseline")
+        return out
+    out["system"] = ctx.label(h.get("system"))
+    out["baseline"] = ctx.label(h.get("baseline"))
+    tr = h.get("throughput_ratio")
+    if not is_number(tr):
+        out["reason"] = _why_no_ratio(ctx, h)
+        return out
+    out["available"] = True
+    out["ratio"] = ctx.fig.add(
+        "headline.throughput_ratio",
+        "throughput ratio",
+        tr,
+        "x",
+        ratio(tr),
+        system=h.get("system", ""),
+        source="cmpc",
+    )
+    change = tr - 1
+    out["direction"] = Md("more") if change > 0 else Md("fewer") if change < 0 else None
+    out["change"] = ctx.fig.add(
+        "headline.throughput_change",
+        "throughput change",
+        change,
+        "fraction",
+        percent(abs(change)),
+        system=h.get("system", ""),
+        source=ctx.data_source(h.get("system")),
+    )
+    eq = h.get("cost_ratio_at_equal_price")
+    if is_number(eq):
+        out["equal"] = _cost_phrase(
+            ctx,
+            "headline.cost_change_at_equal_price",
+            eq,
+            "cost change at equal prices",
+            h.get("system"),
+        )
+    cr, pr = h.get("cost_ratio"), h.get("price_ratio")
+    if is_number(cr) and is_number(pr) and not math.isclose(pr, 1.0):
+        declared = _cost_phrase(
+            ctx,
+            "headline.cost_change_at_declared_prices",
+            cr,
+            "cost change at the declared prices",
+            h.get("system"),
+        )
+        declared["prices"] = Md(
+            " vs ".join(str(ctx.price_shown(n)) for n in (h.get("system"), h.get("baseline")))
+        )
+        out["declared"] = declared
+    elif h.get("cost_unavailable"):
+        out["cost_unavailable"] = escape_prose(h["cost_unavailable"])
+    out["sources"] = _headline_sources(ctx, h)
+    return out
+
+
+def target_phrase(ctx: Context) -> Md:
+    lat = ctx.conditions.get("latency") or {}
+    t = ctx.target()
+    if not t:
+        return _peak_phrase(ctx)
+    stat = statistic_name(lat.get("statistic"))
+    metric = METRIC_NAMES.get(lat.get("metric"), lat.get("metric") or "latency")
+    inter = t.get("interactivity_tok_s_user")
+    shown_i = ctx.fig.add(
+        "target.interactivity",
+        "target interactivity",
+        inter,
+        "tok/s/user",
+        number(inter),
+        source="spec",
+    )
+    if t.get("given_as") == "latency":
+        ms = t.get("latency_ms")
+        shown_ms = ctx.fig.add(
+            "target.latency", f"target {stat} {metric}", ms, "ms", number(ms), source="spec"
+        )
+        text = f"at a {stat} {escape(metric)} of {shown_ms} ms"
+        if is_number(inter) and inter > 0:
+            text += f" ({shown_i} tok/s per user)"
+        return Md(text)
+    return Md(f"at {shown_i} tok/s per user")
+
+
+def _peak_phrase(ctx: Context) -> Md:
+    """No target: each system is read at its own peak; say where that peak lies."""
+    h = ctx.results.get("headline") or {}
+    names = [n for n in (h.get("system"), h.get("baseline")) if n]
+    xs = []
+    for n in names:
+        at = get_in(ctx.systems, n, "at_target", default={})
+        knots = at.get("knots") or []
+        if at.get("method") != "peak" or not knots:
+            return Md("with no latency target")
+        xs.append(knots[0].get("interactivity_tok_s_user"))
+    if len(xs) != 2 or not all(is_number(x) for x in xs):
+        return Md("with no latency target")
+    shown = [
+        ctx.fig.add(
+            f"{n}.peak_interactivity",
+            "interactivity at peak throughput",
+            x,
+            "tok/s/user",
+            number(x),
+            system=n,
+            source=ctx.data_source(n),
+        )
+        for n, x in zip(names, xs, strict=True)
+    ]
+    return Md(
+        f"each at its peak throughput, with no latency target ({shown[0]} vs {shown[1]} "
+        "tok/s per user, so not at equal interactivity)"
+    )
+
+
+def _cost_phrase(ctx: Context, fid, cost_ratio, quantity, system) -> dict:
+    change = cost_ratio - 1
+    return {
+        "ratio": ctx.fig.add(
+            fid.replace("change", "ratio"),
+            quantity.replace("change", "ratio"),
+            cost_ratio,
+            "x",
+            ratio(cost_ratio),
+            system=system,
+            source="cmpc",
+        ),
+        "change": ctx.fig.add(
+            fid,
+            quantity,
+            change,
+            "fraction",
+            percent(abs(change)),
+            system=system,
+            source="cmpc",
+        ),
+        "direction": Md("lower") if change < 0 else Md("higher") if change > 0 else None,
+    }
+
+
+def _why_no_ratio(ctx: Context, h) -> Md:
+    for name in (h.get("system"), h.get("baseline")):
+        at = get_in(ctx.systems, name, "at_target", default={})
+        if at.get("reachable") is False:
+            return Md(
+                f"{ctx.label(name)} does not reach the target "
+                "(it lies outside its measured frontier; cmpc never extrapolates)"
+            )
+    return Md("the data give no throughput for both sides under the spec's conditions")
+
+
+def _headline_sources(ctx: Context, h) -> list[Md]:
+    seen, out = set(), []
+    for name in (h.get("system"), h.get("baseline")):
+        s = ctx.systems.get(name) or {}
+        runs = s.get("data") == "runs"
+        ref = (
+            (ctx.ir_systems.get(name, {}).get("runs") or {}).get("source")
+            if runs
+            else (s.get("source"))
+        )
+        key = ("runs" if runs else "reported", ref)
+        if key in seen:
+            continue
+        seen.add(key)
+        src = ctx.sources.get(ref) or {}
+        words = [ctx.source_title(ref)] if ref else []
+        if ref and (src.get("role") or src.get("status")):
+            tags = [ROLES.get(src.get("role"), src.get("role")), src.get("status")]
+            tags = [escape(str(t).replace("_", "-")) for t in tags if t]
+            words[0] = Md(f"{words[0]} ({', '.join(tags)})")
+        for k in ("snapshot", "run_date"):
+            if src.get(k):
+                words.append(Md(f"{k.replace('_', ' ')} {escape(src[k])}"))
+                break
+        if runs:
+            text = f"{ctx.origin(name)} runs" + (" by " + ", ".join(words) if words else "")
+            out.append(Md(text + ", read by cmpc"))
+        else:
+            out.append(Md(f"{ctx.origin(name)} by " + ", ".join(words)))
+    return out
+
+
+def load_caution(ctx: Context) -> Md | None:
+    """A sentence when the systems ran under different load conditions."""
+    load = ctx.results.get("load")
+    if not isinstance(load, dict) or load.get("comparable") is not False:
+        return None
+    per = load.get("systems") or {}
+    parts = [f"{ctx.label(n)}: {load_text(per[n])}" for n in ctx.order if per.get(n)]
+    return Md(
+        "the systems ran under different load conditions ("
+        + "; ".join(parts)
+        + "), so this is not a like-for-like test"
+    )
+
+
+def hit_rate_gap(ctx: Context) -> Md | None:
+    """A sentence when counted reused tokens meet hit rates further apart than the margin."""
+    tok = ctx.conditions.get("tokens") or {}
+    count = tok.get("count") or []
+    if tok.get("reused") != "included" or not any(k in ("input", "cached_input") for k in count):
+        return None
+    rates = {n: (ctx.systems.get(n) or {}).get("hit_rate") for n in ctx.order}
+    known = {n: r for n, r in rates.items() if is_number(r)}
+    margin = tok.get("hit_rate_margin")
+    if len(known) < 2 or not is_number(margin):
+        return None
+    gap = max(known.values()) - min(known.values())
+    if gap <= margin:
+        return None
+    shown = ctx.fig.add(
+        "tokens.hit_rate_gap",
+        "prefix-cache hit-rate gap",
+        gap,
+        "fraction",
+        number(gap * 100, 1),
+        source="cmpc",
+    )
+    return Md(
+        f"the sides' hit rates differ by {shown} percentage points, more than the "
+        f"{number(margin * 100)}-point margin: counting reused input favours the side that "
+        "reuses more, so compare `count uncached_input + output` too."
+    )

@@ -1,0 +1,127 @@
+"""The sensitivity section: each alternative's ratios and where the winner flips."""
+
+from __future__ import annotations
+
+from cmpc.report.context import Context, get_in, is_number
+from cmpc.report.text import (
+    DASH,
+    Md,
+    escape,
+    escape_prose,
+    ratio,
+    usd,
+)
+from cmpc.report.words import (
+    PARAMETERS,
+)
+
+
+def _utilization_value(text) -> float | None:
+    """`40%` -> 0.4 (the alternative's display text; None if it is not a percentage)."""
+    try:
+        value = float(str(text).strip().rstrip("%")) / 100
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def sensitivity(ctx: Context) -> dict | None:
+    sens = ctx.results.get("sensitivity")
+    if not isinstance(sens, dict):
+        return None
+    head = ctx.results.get("headline") or {}
+    rows = [
+        {
+            "parameter": Md("as specified"),
+            "alternative": Md("(the spec)"),
+            "available": True,
+            "throughput_ratio": ratio(head.get("throughput_ratio")),
+            "cost_ratio": ratio(head.get("cost_ratio")),
+            "winner": ctx.label(head["winner"]) if head.get("winner") else Md(DASH),
+            "cost_winner": ctx.label(head["cost_winner"]) if head.get("cost_winner") else Md(DASH),
+            "flips": False,
+            "cost_flips": False,
+            "reason": None,
+        }
+    ]
+    for i, row in enumerate(sens.get("rows") or []):
+        param = row.get("parameter") or "?"
+        alt = row.get("alternative")
+        fid = f"sensitivity.{i}"
+        tr, cr = row.get("throughput_ratio"), row.get("cost_ratio")
+        rows.append(
+            {
+                "parameter": escape(PARAMETERS.get(param, param)),
+                "alternative": escape(alt if alt is not None else DASH),
+                "available": bool(row.get("available", True)),
+                "reason": escape_prose(row["reason"]) if row.get("reason") else None,
+                "throughput_ratio": ctx.fig.add(
+                    f"{fid}.throughput_ratio",
+                    f"throughput ratio, {param} {alt}",
+                    tr,
+                    "x",
+                    ratio(tr),
+                    source="cmpc",
+                )
+                if is_number(tr)
+                else Md(DASH),
+                "cost_ratio": ctx.fig.add(
+                    f"{fid}.cost_ratio",
+                    f"cost ratio, {param} {alt}",
+                    cr,
+                    "x",
+                    ratio(cr),
+                    source="cmpc",
+                )
+                if is_number(cr)
+                else Md(DASH),
+                "winner": ctx.label(row["winner"]) if row.get("winner") else Md(DASH),
+                "cost_winner": ctx.label(row["cost_winner"])
+                if row.get("cost_winner")
+                else Md(DASH),
+                "flips": bool(row.get("flips")),
+                "cost_flips": bool(row.get("cost_flips")),
+            }
+        )
+    flips = sum(r["flips"] or r["cost_flips"] for r in rows)
+    return {
+        "declared": bool(sens.get("declared")),
+        "rows": rows,
+        "flips": flips,
+        "utilization_note": _utilization_note(ctx, sens.get("rows") or []),
+    }
+
+
+def _utilization_note(ctx: Context, rows) -> Md | None:
+    """Utilization moves no ratio; show what it does to each cost per million tokens."""
+    base_u = get_in(ctx.conditions, "cost", "utilization")
+    alts = [r for r in rows if r.get("parameter") == "utilization" and r.get("available")]
+    names = [
+        n for n in ctx.order if is_number(get_in(ctx.systems, n, "cost", "usd_per_million_tokens"))
+    ]
+    if not alts or not names or not is_number(base_u):
+        return None
+    parts = []
+    for i, row in enumerate(alts):
+        u = _utilization_value(row.get("alternative"))
+        if u is None:
+            continue
+        costs = []
+        for n in names:
+            c = get_in(ctx.systems, n, "cost", "usd_per_million_tokens") * base_u / u
+            shown = ctx.n(
+                f"sensitivity.utilization{i}.{n}.usd_per_million_tokens",
+                f"cost per million tokens at utilization {row.get('alternative')}",
+                c,
+                "USD/Mtok",
+                usd,
+                system=n,
+            )
+            costs.append(f"{ctx.label(n)} {shown}")
+        parts.append(f"at {escape(row.get('alternative'))}, " + ", ".join(costs))
+    if not parts:
+        return None
+    return Md(
+        "Utilization scales every system's cost per token by the same factor, so it moves "
+        "no ratio; it moves the absolute cost per million tokens: " + "; ".join(parts) + "."
+    )

@@ -1,0 +1,444 @@
+"""The Results section: one table per system, reads at equal interactivity, all comparisons."""
+
+from __future__ import annotations
+
+import math
+
+from cmpc.compute.frontier import Point, read_at
+from cmpc.report.context import Context, get_in, is_number
+from cmpc.report.text import (
+    DASH,
+    Md,
+    code,
+    escape,
+    escape_prose,
+    gigabytes,
+    number,
+    percent,
+    ratio,
+    usd,
+)
+from cmpc.report.words import (
+    READS,
+    load_text,
+)
+
+
+def _round_steps(lo: float, hi: float, count: int = 6) -> list[float]:
+    """Round values (multiples of 1, 2 or 5 x 10^k) inside [lo, hi], about `count` of them."""
+    span = hi - lo
+    raw = span / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    first = math.ceil(lo / step) * step
+    values = []
+    k = 0
+    while first + k * step <= hi + 1e-9:
+        values.append(round(first + k * step, 10))
+        k += 1
+    return values
+
+
+def system_views(ctx: Context) -> list[dict]:
+    return [_system(ctx, n) for n in ctx.order]
+
+
+def _system(ctx: Context, name) -> dict:
+    s = ctx.systems.get(name) or {}
+    irs = ctx.ir_systems.get(name) or {}
+    at = s.get("at_target") or {}
+    unit = at.get("unit") or ctx.unit()
+    rows: list[tuple[str, Md]] = []
+    acc = s.get("accelerator") or irs.get("accelerator")
+    count = irs.get("count")
+    if acc:
+        rows.append(
+            ("Accelerator", Md(f"{escape(acc)} \u00d7 {count}" if count else str(escape(acc))))
+        )
+    gpus = s.get("gpus")
+    shown = ctx.fig.add(
+        f"{name}.gpus", "GPUs", gpus, "gpus", number(gpus), system=name, source="spec"
+    )
+    rows.append(("GPUs (the per-GPU denominator)", Md(f"{shown}{ctx.parallel_note(irs)}")))
+    mem = irs.get("memory_bytes")
+    if is_number(mem):
+        text = f"{gigabytes(mem)} per GPU"
+        if is_number(irs.get("usable_memory_bytes")):
+            text += f" (usable {gigabytes(irs['usable_memory_bytes'])})"
+        rows.append(("Memory", Md(text)))
+    if irs.get("interconnect"):
+        rows.append(("Interconnect", escape(irs["interconnect"])))
+    engine = s.get("engine") or irs.get("engine")
+    if engine:
+        version = s.get("engine_version") or irs.get("engine_version")
+        text = f"{escape(engine)} " + (escape(version) if version else "(version not stated)")
+        if irs.get("image"):
+            text += f", image {code(irs['image'])}"
+        rows.append(("Engine", Md(text)))
+    if irs.get("model"):
+        rows.append(("Model", escape(irs["model"])))
+    for key, title in (
+        ("precision", "Precision"),
+        ("speculative", "Speculative decoding"),
+        ("scheduler", "Scheduler"),
+    ):
+        value = irs.get(key)
+        if isinstance(value, dict) and value:
+            rows.append(
+                (
+                    title,
+                    Md(", ".join(f"{escape(k)} {escape(v)}" for k, v in sorted(value.items()))),
+                )
+            )
+    rows.append(("Data", ctx.origin_text(name)))
+    where = "at the target" if ctx.target() else "with no latency target"
+    rows.append((f"Throughput {where} ({unit})", _throughput_text(ctx, name, s, at)))
+    load = get_in(ctx.results, "load", "systems", name)
+    if isinstance(load, list) and load:
+        rows.append(("Load conditions", load_text(load)))
+    comp = ctx.comparisons.get(name)
+    if comp and is_number(comp.get("throughput_ratio")):
+        tr = comp["throughput_ratio"]
+        shown = ctx.fig.add(
+            f"{name}.throughput_ratio",
+            "throughput ratio to baseline",
+            tr,
+            "x",
+            ratio(tr),
+            system=name,
+            source="cmpc",
+        )
+        rows.append((f"Relative to {ctx.label(comp.get('baseline'))}", Md(f"{shown}\u00d7")))
+    elif name == ctx.baseline:
+        one = ctx.n(
+            f"{name}.throughput_ratio",
+            "throughput ratio to baseline",
+            1.0,
+            "x",
+            ratio,
+            system=name,
+        )
+        rows.append(("Relative to the baseline", Md(f"{one}\u00d7 (the baseline)")))
+    rows.append(("Prefix-cache hit rate", _hit_rate(ctx, name, s)))
+    cost = s.get("cost") or {}
+    if is_number(cost.get("usd_per_gpu_hour")):
+        basis = get_in(cost, "price", "basis")
+        rows.append(
+            (
+                "Price",
+                Md(
+                    f"{ctx.price_shown(name)} per GPU-hour"
+                    + (f" ({escape(basis)})" if basis else "")
+                ),
+            )
+        )
+        per_m = cost.get("usd_per_million_tokens")
+        basis_t = cost.get("token_basis") or "total"
+        label = f"Cost per million {escape(basis_t)} tokens"
+        if is_number(per_m):
+            rows.append(
+                (
+                    label,
+                    ctx.fig.add(
+                        f"{name}.usd_per_million_tokens",
+                        label,
+                        per_m,
+                        "USD/Mtok",
+                        usd(per_m),
+                        system=name,
+                        source="cmpc",
+                    ),
+                )
+            )
+        else:
+            rows.append(
+                (
+                    label,
+                    Md(
+                        "not computable: no absolute throughput"
+                        if not is_number(at.get("throughput_per_gpu"))
+                        else "not computable under this token basis"
+                    ),
+                )
+            )
+    energy = s.get("energy") or {}
+    if is_number(energy.get("watts_per_gpu")):
+        w = energy["watts_per_gpu"]
+        shown = ctx.fig.add(
+            f"{name}.watts_per_gpu",
+            "power per GPU",
+            w,
+            "W",
+            number(w),
+            system=name,
+            source="spec",
+        )
+        basis = escape(energy.get("basis") or DASH)
+        rows.append(("Power", Md(f"{shown} W per GPU ({basis})")))
+        if is_number(energy.get("joules_per_token")):
+            j = energy["joules_per_token"]
+            shown = ctx.fig.add(
+                f"{name}.joules_per_token",
+                "energy per token",
+                j,
+                "J/token",
+                number(j),
+                system=name,
+                source="cmpc",
+            )
+            rows.append(("Energy per token", Md(f"{shown} J")))
+    for note in s.get("notes") or []:
+        rows.append(("Note", escape_prose(note)))
+    return {
+        "name": name,
+        "label": ctx.label(name),
+        "baseline": name == ctx.baseline,
+        "origin": ctx.origin(name),
+        "rows": [(Md(k), v) for k, v in rows],  # labels are built from escaped parts
+        "points": _points(ctx, name, s),
+    }
+
+
+def _throughput_text(ctx: Context, name, s, at) -> Md:
+    unit = at.get("unit") or ctx.unit()
+    value = at.get("throughput_per_unit")
+    if is_number(value):
+        shown = ctx.fig.add(
+            f"{name}.throughput_at_target",
+            f"throughput at target ({unit})",
+            value,
+            unit,
+            number(value),
+            system=name,
+            source=ctx.data_source(name),
+        )
+        text = f"{shown}"
+        knots = at.get("knots") or []
+        method = at.get("method")
+        if method in READS and len(knots) == 2:
+            lo, hi = knots
+            text += (
+                f" (read {escape(method)} between "
+                f"{number(lo.get('interactivity_tok_s_user'))} and "
+                f"{number(hi.get('interactivity_tok_s_user'))} tok/s/user)"
+            )
+        elif method == "reported":
+            text += " (as reported)"
+        elif method == "peak" and knots:
+            x = knots[0].get("interactivity_tok_s_user")
+            text += (
+                f" (peak of the frontier, at {number(x)} tok/s/user)"
+                if len(s.get("points") or []) > 1
+                else f" (the one run as measured, at {number(x)} tok/s/user)"
+            )
+        return Md(text)
+    if at.get("reachable") is False:
+        front = s.get("frontier") or []
+        xs = [
+            p.get("interactivity_tok_s_user")
+            for p in front
+            if is_number(p.get("interactivity_tok_s_user"))
+        ]
+        text = "unreachable: the target lies outside the measured frontier"
+        if xs:
+            text += f" ({number(min(xs))}\u2013{number(max(xs))} tok/s/user)"
+        return Md(text + "; never extrapolated")
+    rel = at.get("relative")
+    if rel and is_number(rel.get("ratio")):
+        if rel.get("to") == name:
+            return Md("not reported in absolute terms: the reference of the published ratio")
+        return Md(
+            f"not reported in absolute terms: only a ratio of {ratio(rel['ratio'])} "
+            f"to {ctx.label(rel.get('to'))} was published"
+        )
+    if is_number(at.get("throughput_per_gpu")):
+        return Md(f"{number(at['throughput_per_gpu'])} tok/s/gpu; not convertible to {unit}")
+    return Md("not available")
+
+
+def _hit_rate(ctx: Context, name, s) -> Md:
+    rate, basis = s.get("hit_rate"), s.get("hit_rate_basis") or "unknown"
+    if is_number(rate):
+        shown = ctx.fig.add(
+            f"{name}.hit_rate",
+            "prefix-cache hit rate",
+            rate,
+            "fraction",
+            percent(rate),
+            system=name,
+            source=basis,
+        )
+        return Md(f"{shown} ({escape(basis)})")
+    if ctx.ir_systems.get(name, {}).get("cache_hit_rate_unknown"):
+        return Md("unknown (stated as not published)")
+    return Md("unknown")
+
+
+def _points(ctx: Context, name, s) -> list[dict]:
+    front = {
+        (p.get("interactivity_tok_s_user"), p.get("throughput_per_gpu"))
+        for p in s.get("frontier") or []
+    }
+    rows = []
+    pts = sorted(
+        s.get("points") or [],
+        key=lambda p: (
+            p.get("interactivity_tok_s_user") or 0,
+            p.get("throughput_per_gpu") or 0,
+            str(p.get("label")),
+        ),
+    )
+    for i, p in enumerate(pts):
+        x, y = p.get("interactivity_tok_s_user"), p.get("throughput_per_gpu")
+        conc = p.get("concurrency")
+        rows.append(
+            {
+                "concurrency": number(conc) if is_number(conc) else Md(DASH),
+                "interactivity": ctx.fig.add(
+                    f"{name}.point{i}.interactivity",
+                    "point interactivity",
+                    x,
+                    "tok/s/user",
+                    number(x),
+                    system=name,
+                    source=str(p.get("label") or ""),
+                ),
+                "throughput": ctx.fig.add(
+                    f"{name}.point{i}.throughput",
+                    "point throughput per GPU",
+                    y,
+                    "tok/s/gpu",
+                    number(y),
+                    system=name,
+                    source=str(p.get("label") or ""),
+                ),
+                "frontier": (x, y) in front,
+                "label": escape(p.get("label") or ""),
+            }
+        )
+    return rows
+
+
+def iso_interactivity(ctx: Context) -> dict | None:
+    """Headline system and baseline read at several shared interactivities (InferenceX's
+    iso-interactivity table), with the same read method; rows where the lead reverses are
+    marked, never smoothed over."""
+    h = ctx.results.get("headline") or {}
+    a, b = h.get("system"), h.get("baseline")
+    method = get_in(ctx.conditions, "latency", "read", default="steffen")
+    fronts = []
+    for name in (a, b):
+        pts = get_in(ctx.systems, name, "frontier", default=[]) or []
+        front = [
+            Point(p["interactivity_tok_s_user"], p["throughput_per_gpu"])
+            for p in pts
+            if is_number(p.get("interactivity_tok_s_user"))
+            and is_number(p.get("throughput_per_gpu"))
+        ]
+        if len(front) < 2:
+            return None
+        fronts.append(front)
+    lo = max(f[0].interactivity for f in fronts)
+    hi = min(f[-1].interactivity for f in fronts)
+    if not lo < hi:
+        return None
+    xs = set(_round_steps(lo, hi))
+    target = get_in(ctx.target(), "interactivity_tok_s_user")
+    if is_number(target) and lo <= target <= hi:
+        xs.add(float(target))
+    rows = []
+    for i, x in enumerate(sorted(xs)):
+        va = read_at(fronts[0], x, method).value
+        vb = read_at(fronts[1], x, method).value
+        if not (is_number(va) and is_number(vb)) or vb <= 0:
+            continue
+        r = va / vb
+        lead = r > 1
+        fid = f"iso.{i}"
+        rows.append(
+            {
+                "interactivity": ctx.n(
+                    f"{fid}.interactivity", "interactivity", x, "tok/s/user", source="cmpc"
+                ),
+                "system": ctx.n(
+                    f"{fid}.{a}",
+                    "throughput per GPU",
+                    va,
+                    "tok/s/gpu",
+                    system=a,
+                    source=f"cmpc, {method} read",
+                ),
+                "baseline": ctx.n(
+                    f"{fid}.{b}",
+                    "throughput per GPU",
+                    vb,
+                    "tok/s/gpu",
+                    system=b,
+                    source=f"cmpc, {method} read",
+                ),
+                "ratio": ctx.n(f"{fid}.ratio", "per-GPU throughput ratio", r, "x", ratio, system=a),
+                "target": is_number(target) and math.isclose(x, target),
+                "lead": lead,
+            }
+        )
+    if len(rows) < 2:
+        return None
+    head = h.get("per_gpu_throughput_ratio")
+    reference = head > 1 if is_number(head) else rows[0]["lead"]
+    for row in rows:
+        row["reversed"] = row["lead"] != reference
+    leads = {r["lead"] for r in rows}
+    return {
+        "system": ctx.label(a),
+        "baseline": ctx.label(b),
+        "method": escape(method),
+        "rows": rows,
+        "reverses": len(leads) > 1,
+    }
+
+
+def comparison_rows(ctx: Context) -> list[dict]:
+    rows = []
+    for c in ctx.results.get("comparisons") or []:
+        name = c.get("system")
+        rows.append(
+            {
+                "system": ctx.label(name),
+                "baseline": ctx.label(c.get("baseline")),
+                "throughput_ratio": ctx.n(
+                    f"{name}.throughput_ratio",
+                    "throughput ratio to baseline",
+                    c.get("throughput_ratio"),
+                    "x",
+                    ratio,
+                    system=name,
+                ),
+                "throughput_change": ctx.n(
+                    f"{name}.throughput_change",
+                    "throughput change to baseline",
+                    c["throughput_ratio"] - 1 if is_number(c.get("throughput_ratio")) else None,
+                    "fraction",
+                    lambda v: percent(v, signed=True),
+                    system=name,
+                ),
+                "cost_equal": ctx.n(
+                    f"{name}.cost_ratio_at_equal_price",
+                    "cost ratio at equal prices",
+                    c.get("cost_ratio_at_equal_price"),
+                    "x",
+                    ratio,
+                    system=name,
+                ),
+                "cost_declared": ctx.n(
+                    f"{name}.cost_ratio",
+                    "cost ratio at the declared prices",
+                    c.get("cost_ratio"),
+                    "x",
+                    ratio,
+                    system=name,
+                ),
+                "winner": ctx.label(c["winner"]) if c.get("winner") else Md(DASH),
+                "cost_winner": ctx.label(c["cost_winner"]) if c.get("cost_winner") else Md(DASH),
+            }
+        )
+    return rows

@@ -1,0 +1,99 @@
+"""The report's words: names of metrics, reads, units and roles, and the phrases built from them."""
+
+from __future__ import annotations
+
+import re
+
+from cmpc.report.text import Md, escape, number
+
+METRICS = {
+    "tpot": "TPOT, the time per output token of each request: (end-to-end latency \u2212 TTFT) / "
+    "(output tokens \u2212 1)",
+    "chunk_gap": "chunk gap: every gap between consecutive streamed chunks, pooled over all "
+    "requests (what vLLM calls ITL)",
+    "ttft": "TTFT, the time from sending a request to receiving its first token, at the client",
+    "e2el": "end-to-end latency of each request, from sending it to receiving its last token",
+    "e2e_per_token": "end-to-end latency per output token of each request: end-to-end latency / "
+    "output tokens",
+}
+METRIC_NAMES = {
+    "tpot": "TPOT",
+    "chunk_gap": "chunk gap",
+    "ttft": "TTFT",
+    "e2el": "end-to-end latency",
+    "e2e_per_token": "end-to-end latency per token",
+}
+READS = {
+    "steffen": "Steffen (1990) monotone cubic spline through the Pareto frontier (the curve d3's "
+    "`curveMonotoneX` draws on the InferenceX dashboard), between the two frontier points around "
+    "the target",
+    "linear": "linear interpolation between the two frontier points around the target",
+    "nearest": "the nearest frontier point to the target (the faster one on a tie)",
+}
+PER = {
+    "gpu": "per GPU",
+    "node": "per node",
+    "rack": "per rack",
+    "dollar": "per dollar",
+    "mw": "per MW",
+    "joule": "per joule",
+}
+ROLES = {
+    "self": "measured by the author",
+    "third_party": "third party",
+    "vendor": "vendor",
+    "synthetic": "synthetic",
+}
+PARAMETERS = {
+    "tokens": "token accounting",
+    "statistic": "statistic",
+    "utilization": "utilization",
+    "read": "read method",
+    "price": "price scenario",
+    "normalize": "normalization unit",
+    "target": "target",
+}
+
+
+def statistic_name(stat: str | None) -> str:
+    if not stat:
+        return "the statistic"
+    if stat == "median":
+        return "median (P50)"
+    if stat == "mean":
+        return "mean"
+    if stat.startswith("p"):
+        return "P" + stat[1:]
+    return stat
+
+
+def _natural(text: str) -> list:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
+
+
+def load_text(conditions) -> Md:
+    """Load conditions in natural order; `conc 1; conc 2; conc 4` becomes `conc 1, 2, 4`."""
+    items = sorted((str(c) for c in conditions), key=_natural)
+    pairs = [re.fullmatch(r"(\w+) ([\d.]+)", c) for c in items]
+    if items and all(pairs) and len({p.group(1) for p in pairs}) == 1:
+        return Md(f"{escape(pairs[0].group(1))} " + ", ".join(escape(p.group(2)) for p in pairs))
+    return Md("; ".join(str(escape(c)) for c in items))
+
+
+def plural(n, word: str) -> str:
+    return f"{number(n)} {word}" + ("" if n == 1 else "s")
+
+
+def token_phrase(count) -> str:
+    kinds = list(count or [])
+    if set(kinds) == {"input", "output"}:
+        return "total tokens"
+    if kinds == ["output"]:
+        return "output tokens"
+    words = {
+        "input": "input",
+        "output": "output",
+        "uncached_input": "uncached input",
+        "cached_input": "cached input",
+    }
+    return " + ".join(words.get(k, k) for k in kinds) + " tokens"
