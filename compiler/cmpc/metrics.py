@@ -273,16 +273,22 @@ def per_request(run: Run) -> dict[str, np.ndarray]:
     if req is None:
         return {}
     ok = req.ok
+
+    def taken(metric: str) -> np.ndarray:
+        narrower = req.only.get(metric)  # the tool's own, narrower set for this metric
+        return ok if narrower is None else ok & narrower
+
     out: dict[str, np.ndarray] = {}
     if req.ttft is not None:
-        out["ttft"] = req.ttft[ok & ~np.isnan(req.ttft)]
+        out["ttft"] = req.ttft[taken("ttft") & ~np.isnan(req.ttft)]
     if req.e2el is not None:
-        out["e2el"] = req.e2el[ok & ~np.isnan(req.e2el)]
+        out["e2el"] = req.e2el[taken("e2el") & ~np.isnan(req.e2el)]
     if req.ttft is not None and req.e2el is not None and req.output_tokens is not None:
-        sel = ok & (req.output_tokens > 1) & ~np.isnan(req.ttft) & ~np.isnan(req.e2el)
+        sel = taken("tpot") & (req.output_tokens > 1) & ~np.isnan(req.ttft) & ~np.isnan(req.e2el)
         out["tpot"] = (req.e2el[sel] - req.ttft[sel]) / (req.output_tokens[sel] - 1)
     if req.e2el is not None and req.output_tokens is not None:
-        sel = ok & (req.output_tokens > 0) & ~np.isnan(req.e2el)
+        # at least one token: a count of 1e-320 would make the latency per token infinite
+        sel = taken("e2e_per_token") & (req.output_tokens >= 1) & ~np.isnan(req.e2el)
         out["e2e_per_token"] = req.e2el[sel] / req.output_tokens[sel]
     if req.gaps is not None:
         assert req.gap_offsets is not None  # readers set the two together

@@ -6,7 +6,7 @@ import dataclasses
 import importlib
 import os
 
-from cmpc.diagnostics import Diagnostic, error
+from cmpc.diagnostics import Diagnostic, error, has_errors, warning
 from cmpc.language import vocabulary
 from cmpc.traces import detect
 from cmpc.traces.jsonscan import TraceError
@@ -36,6 +36,8 @@ _HELP = {
     "E309": "the run has no successful request to measure; check the server and the errors field",
     "E312": "regenerate the file with the tool, which writes this field",
     "E313": "per-request arrays must have one entry per request; the file is inconsistent",
+    "E321": "check that the file is the tool's own output; a layout cmpc does not know yet "
+    "needs a reader update (docs/traces.md)",
     "E315": "raise CMPC_MAX_RECORD_BYTES if the file is genuine (docs/security.md)",
 }
 
@@ -184,6 +186,20 @@ def load_runs(
         ]
     diagnostics: list[Diagnostic] = []
     for run in runs:
+        unproved = run.reading.problem() if run.reading else None
+        if unproved and run.reading:
+            layout = run.reading.layout
+            diagnostics.append(
+                warning(
+                    "W320",
+                    f"`{path}`: {unproved}",
+                    file=path,
+                    record=run.record or None,
+                    notes=(f"proved on {layout.proved_on}",) if layout else (),
+                    help="check the figures against the tool's own summary, or use a "
+                    "release cmpc is proved on (docs/traces.md)",
+                )
+            )
         if run.requests is not None and not run.requests.ok.any():
             diagnostics.append(
                 error(
@@ -194,9 +210,20 @@ def load_runs(
                     help=_HELP["E309"],
                 )
             )
-    if diagnostics:
+    if has_errors(diagnostics):
         return [], diagnostics
-    return (runs if gaps else [_without_gaps(r) for r in runs]), []
+    return (runs if gaps else [_without_gaps(r) for r in runs]), _once(diagnostics)
+
+
+def _once(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """One layout warning per file, not one per run of it."""
+    seen: set[str] = set()
+    out = []
+    for diag in diagnostics:
+        if diag.message not in seen:
+            seen.add(diag.message)
+            out.append(diag)
+    return out
 
 
 def _without_gaps(run: Run) -> Run:

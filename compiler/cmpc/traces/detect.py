@@ -19,7 +19,16 @@ _SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "vllm": ("object", (_VLLM_KEYS, r'"completed"\s*:', r'"duration"\s*:')),
     "sglang": ("lines", (_SGLANG_KEYS,)),
     "aiperf": ("lines", (r'"metadata"\s*:', r'"metrics"\s*:', _AIPERF_KEYS)),
-    "aiperf-summary": ("object", (r'"records"\s*:\s*\{', r'"tag"\s*:', r'"header"\s*:')),
+    # 0.1 nests the metrics under `records` (each with `tag`, `header`); from 0.2 they are at
+    # the top level beside `aiperf_version`
+    "aiperf-summary": (
+        "object",
+        (
+            r'"records"\s*:\s*\{|"aiperf_version"\s*:',
+            r'"tag"\s*:|"benchmark_duration"\s*:',
+            r'"header"\s*:|"aiperf_version"\s*:',
+        ),
+    ),
     "genai-perf": ("object", (r'"experiments"\s*:', r'"response_timestamps"\s*:')),
     "guidellm": (
         "object",

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cmpc.traces.proved import Reading
+
 FieldValue = str | int | float | None
 
 LATENCY_METRICS = ("ttft", "tpot", "chunk_gap", "e2el", "e2e_per_token")
@@ -20,6 +22,9 @@ class Requests:
     `gaps[gap_offsets[i]:gap_offsets[i + 1]]`. A column the format lacks is None; NaN marks
     a value missing for one request. `extra` keeps per-request figures under the tool's own
     name and definition (e.g. LLMPerf's `inter_token_latency_s`, which includes TTFT).
+    `only[metric]` marks the successful requests a metric is taken over when the tool measures
+    it over a narrower set (GuideLLM: the TTFT of a request counts only if its first token came
+    inside the measured window).
     """
 
     ok: np.ndarray
@@ -34,6 +39,7 @@ class Requests:
     chunk_tokens: np.ndarray | None = None
     e2el_reconstructed: bool = False
     extra: Mapping[str, np.ndarray] = field(default_factory=dict)
+    only: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def count(self) -> int:
@@ -73,6 +79,7 @@ class Run:
     published: Published | None = None
     duration_s: float | None = None
     record: str = ""
+    reading: Reading | None = None
 
     @property
     def aggregate_only(self) -> bool:
