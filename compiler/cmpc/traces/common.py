@@ -176,6 +176,7 @@ def build_requests(
     chunk_tokens: np.ndarray | None = None,
     e2el_reconstructed: bool = False,
     extra: Mapping[str, np.ndarray] | None = None,
+    only: Mapping[str, np.ndarray] | None = None,
 ) -> Requests:
     """A checked Requests table; gap rows of failed requests are dropped from the pool."""
     req = Requests(
@@ -191,6 +192,7 @@ def build_requests(
         chunk_tokens=chunk_tokens,
         e2el_reconstructed=e2el_reconstructed,
         extra={} if extra is None else extra,
+        only={} if only is None else only,
     )
     check_requests(req, labels)
     return req
