@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -305,13 +306,15 @@ def _sum(col: np.ndarray | None, ok: np.ndarray) -> float | None:
     values = col[ok]
     if np.any(np.isnan(values)):
         return None
-    return float(np.sum(values))
+    total = float(np.sum(values))
+    return total if math.isfinite(total) else None  # counts near 1e308 sum past a double
 
 
 def _rate(value: float | None, duration: float | None) -> float | None:
     if value is None or not duration:
         return None
-    return value / duration
+    rate = value / duration
+    return rate if math.isfinite(rate) else None  # a denormal duration: no rate, not inf
 
 
 def _goodput(

@@ -9,7 +9,7 @@ from cmpc.check.values import Field, Reader, listing, suggest
 from cmpc.compute import cost
 from cmpc.diagnostics import Diagnostic, error, warning
 from cmpc.ir import model as ir
-from cmpc.language import units
+from cmpc.language import ranges, units
 from cmpc.language import vocabulary as V
 from cmpc.limits import Limits
 from cmpc.limits import current as current_limits
@@ -742,7 +742,7 @@ class _Checker:
             return got[0] if got else None
 
         capex = q("capex", units.MONEY_PER_GPU)
-        years = self.read.number(one["years"]) if "years" in one else None
+        years = self.read.number(one["years"], ranges.YEARS) if "years" in one else None
         for key in ("capex", "years"):
             if key not in one:
                 self.fail(
@@ -766,7 +766,7 @@ class _Checker:
             capex_usd_per_gpu=capex,
             years=years,
             power_watts=power,
-            pue=self.read.number(one["pue"]) if "pue" in one else 1.0,
+            pue=self.read.number(one["pue"], ranges.PUE) if "pue" in one else 1.0,
             electricity_usd_per_kwh=electricity,
             hosting_usd_per_gpu_hour=q("hosting", units.GPU_HOUR_PRICE) or 0.0,
             ops_usd_per_gpu_hour=q("ops", units.GPU_HOUR_PRICE) or 0.0,
@@ -846,7 +846,7 @@ class _Checker:
         if "ratio" in one:
             positional, opts = self.read.options(one["ratio"], V.RATIO_OPTIONS)
             if len(positional) == 1 and isinstance(positional[0], st.Number):
-                ratio = self.read.number_atom(positional[0], "ratio")
+                ratio = self.read.number_atom(positional[0], "ratio", ranges.RATIO)
             else:
                 self.read.expect(one["ratio"], "a number", "1.244 to b300")
             if "to" in opts and len(opts["to"][0].atoms) == 1:
@@ -870,7 +870,7 @@ class _Checker:
                     "point",
                     (units.TOKEN_RATE_PER_GPU, units.TOKEN_RATE_PER_NODE, units.TOKEN_RATE),
                 )
-                conc = self.read.number(opts["conc"][0]) if "conc" in opts else None
+                conc = self.read.number(opts["conc"][0], ranges.RATIO) if "conc" in opts else None
                 if x and y:
                     points.append(ir.ReportedPoint(x[0], y[0], conc, y[1].canonical))
             else:
@@ -941,8 +941,10 @@ class _Checker:
         blend_in = blend_out = None
         if "blend" in one:
             _, opts = self.read.options(one["blend"], V.BLEND_OPTIONS)
-            blend_in = self.read.number(opts["input"][0]) if "input" in opts else None
-            blend_out = self.read.number(opts["output"][0]) if "output" in opts else None
+            blend_in = self.read.number(opts["input"][0], ranges.RATIO) if "input" in opts else None
+            blend_out = (
+                self.read.number(opts["output"][0], ranges.RATIO) if "output" in opts else None
+            )
         if per == "blended" and (blend_in is None or blend_out is None):
             self.fail(
                 "E106",
@@ -1103,9 +1105,17 @@ class _Checker:
             )
         if "layers" not in one:
             self.fail("E106", "`capacity` needs `layers`", field.key_span)
+        reserve = self.read.fraction(one["reserve"], allow_zero=True) if "reserve" in one else 0.0
+        if reserve == 1:  # a card with no memory left holds nothing
+            self.fail(
+                "E111",
+                "`reserve` is 100%, outside [0, 100%)",
+                one["reserve"].value_span,
+                label="leaves no memory to use",
+            )
         return ir.Capacity(
             weight_bytes=weights,
-            params=self.read.number(one["params"]) if "params" in one else None,
+            params=self.read.number(one["params"], ranges.PARAMS) if "params" in one else None,
             weight_dtype=dtype("weight_dtype"),
             layers=integer("layers"),
             kv_heads=integer("kv_heads"),
@@ -1115,10 +1125,7 @@ class _Checker:
             kv_dtype=dtype("kv_dtype") or "bf16",
             context_tokens=context,
             concurrency=integer("concurrency") or 1,
-            reserve=(
-                self.read.fraction(one["reserve"], allow_zero=True) if "reserve" in one else 0.0
-            )
-            or 0.0,
+            reserve=reserve or 0.0,
         )
 
     def claim(self, field: Field, index: int, normalize) -> ir.Claim | None:
@@ -1140,8 +1147,9 @@ class _Checker:
             return None
         atom = f.atoms[0]
         found = units.lookup(atom.unit)
-        if found is None:
-            self.read.quantity_atom(atom, "value", (units.TOKEN_RATE,))
+        # an unknown unit is E109; a known one is checked as a value of its own dimension
+        dims = (found[0],) if found else (units.TOKEN_RATE,)
+        if self.read.quantity_atom(atom, "value", dims) is None or found is None:
             return None
         dimension, factor = found
         get = self._getter(one)

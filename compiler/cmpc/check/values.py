@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from cmpc.diagnostics import Diagnostic, error
-from cmpc.language import units
+from cmpc.language import ranges, units
 from cmpc.language.vocabulary import W, is_word
 from cmpc.source import Span
 from cmpc.syntax import tree as st
@@ -143,17 +143,32 @@ class Reader:
         )
         return None
 
-    def number(self, field: Field, *, integer: bool = False, positive: bool = True):
+    def number(
+        self,
+        field: Field,
+        kind: ranges.Range = ranges.COUNT,
+        *,
+        integer: bool = False,
+        positive: bool = True,
+    ):
         atom = self._single(field, st.Number, "an integer" if integer else "a number", "8")
         if atom is None:
             return None
-        return self.number_atom(atom, field.key, integer=integer, positive=positive)
+        return self.number_atom(atom, field.key, kind, integer=integer, positive=positive)
 
-    def number_atom(self, atom: st.Number, key: str, *, integer=False, positive=True):
+    def number_atom(
+        self,
+        atom: st.Number,
+        key: str,
+        kind: ranges.Range = ranges.COUNT,
+        *,
+        integer=False,
+        positive=True,
+    ):
         if integer and not atom.is_integer:
             self.fail("E107", f"`{key}` expects an integer, found `{atom.text}`", atom.span)
             return None
-        value = int(atom.text) if integer else atom.value
+        value = atom.value  # float() of any text: a 5,000-digit integer is inf, not a ValueError
         if positive and value <= 0:
             self.fail(
                 "E107",
@@ -162,7 +177,24 @@ class Reader:
                 label="must be greater than zero",
             )
             return None
-        return value
+        if not self.in_range(value, kind, key, f"`{atom.text}`", atom.span):
+            return None
+        return int(value) if integer else value  # in range, so exact
+
+    def in_range(self, value: float, kind: ranges.Range, key: str, shown: str, span: Span) -> bool:
+        """Whether a value is within its kind's finite range (E124 if not): every numeric slot
+        is checked here, so no computation downstream meets an infinity or a denormal."""
+        if kind.holds(value):
+            return True
+        self.fail(
+            "E124",
+            f"`{key}` is {shown}, outside the range cmpc accepts for {kind.what}",
+            span,
+            label="too large" if abs(value) > kind.high else "too small",
+            notes=(f"{kind.what} must be between {kind.bounds()}",),
+            help="check the number and its unit; docs/language.md lists every range",
+        )
+        return False
 
     def date(self, field: Field) -> str | None:
         atom = self._single(field, st.Date, "a date", "2026-10-09")
@@ -223,7 +255,13 @@ class Reader:
                 label="must be greater than zero",
             )
             return None
-        return atom.number.value * factor, dimension, atom
+        value = atom.number.value * factor
+        shown = f"`{atom.number.text} {atom.unit}`"
+        if dimension != units.FRACTION and not self.in_range(
+            value, ranges.of(dimension), key, shown, atom.span
+        ):
+            return None  # a percentage is checked by `fraction`, after its own interval
+        return value, dimension, atom
 
     def fraction(self, field: Field, *, allow_zero: bool = False) -> float | None:
         got = self.quantity(field, units.FRACTION)
@@ -238,6 +276,9 @@ class Reader:
                 got[2].span,
                 label=f"must be within {interval}",
             )
+            return None
+        shown = f"`{got[2].number.text}%`"
+        if not self.in_range(value, ranges.of(units.FRACTION), field.key, shown, got[2].span):
             return None
         return value
 
