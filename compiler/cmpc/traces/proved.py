@@ -22,8 +22,10 @@ class Layout:
 
     def covers(self, version: str) -> bool:
         """Whether `version` lies in the proved range; a version cmpc cannot parse does not."""
-        stated = release(version)
-        return stated is not None and release(self.lowest) <= stated <= release(self.highest)
+        stated, low, high = release(version), release(self.lowest), release(self.highest)
+        if stated is None or low is None or high is None:
+            return False
+        return low <= stated <= high
 
 
 @dataclass(frozen=True)
