@@ -1,0 +1,347 @@
+"""cmpc reproduces each harness's own summary of each live run in conformance/fixtures.
+
+One test per fixture case and figure, table-driven per tool (read from the case's sidecar):
+the tool's figure is read from the tool's own files, never recomputed, and compared with what
+`cmpc stats` reports. Tolerances are exact (1e-9 relative) except where a comment says why.
+A figure the tool published that cmpc reports as null fails, as does a fixture of a tool no
+table knows.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cmpc.traces import load_runs
+from cmpc.verbs.stats import run_stats
+
+FIXTURES = Path(__file__).resolve().parents[2] / "conformance" / "fixtures"
+EXACT = 1e-9
+STATS = ("mean", "p50", "p90", "p99")
+# AIPerf 0.13 divides its throughputs by the profiling phase's window (credit phase start to
+# end), which no file holds in ns: the summary's `start_time`/`end_time` keep it to the µs.
+# cmpc divides by `benchmark_duration` (first request to last response, which it reproduces
+# exactly); the tool's figure rescaled by window / benchmark_duration must then agree to the
+# µs rounding of both ends: 2 µs / 1.8 s ≈ 1.1e-6.
+AIPERF_WINDOW = 2e-6
+# SGLang saves no per-request latency: e2el = ttft + Σ chunk gaps misses the time from the
+# last content chunk to the end of the stream (the usage chunk and [DONE]), a fraction of one
+# chunk gap per request (W400). Achieved on 0.5.23: ≤ 8.4e-4 relative (tpot p99).
+SGLANG_REBUILT = 1e-3
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    cmpc: float | None
+    tool: float | None
+    rtol: float = EXACT
+
+
+def _cases() -> list[Path]:
+    found = sorted(p.parent for p in FIXTURES.glob("*/*/*/sidecar.json"))
+    assert found, f"no fixtures under {FIXTURES}: the checkout is incomplete"
+    return found
+
+
+def _sidecar(case: Path) -> dict:
+    return json.loads((case / "sidecar.json").read_text())
+
+
+@cache
+def _stats(path: str, method: str = "linear") -> dict:
+    outcome = run_stats([path], percentiles=["50", "90", "99"], method=method, as_json=True)
+    assert outcome.code == 0, [d.message for d in outcome.diagnostics]
+    return json.loads(outcome.stdout)
+
+
+def _ms(doc: dict, metric: str, stat: str) -> float | None:
+    block = doc["metrics"][f"{metric}_ms"]
+    return None if block is None else block[stat]
+
+
+# ---------------------------------------------------------------------------------------------
+# AIPerf >= 0.2: profile_export.jsonl (records) and profile_export_aiperf.json (summary)
+
+AIPERF_METRICS = {
+    "ttft": "time_to_first_token",
+    "tpot": "inter_token_latency",
+    "chunk_gap": "inter_chunk_latency",
+    "e2el": "request_latency",
+}
+
+
+def _aiperf(case: Path) -> Iterator[Figure]:
+    summary = json.loads((case / "profile_export_aiperf.json").read_text())
+    window = (
+        datetime.datetime.fromisoformat(summary["end_time"])
+        - datetime.datetime.fromisoformat(summary["start_time"])
+    ).total_seconds()
+    duration = summary["benchmark_duration"]["avg"]
+    for name, doc in (
+        ("records", _stats(str(case / "profile_export.jsonl"))),
+        ("summary", _stats(str(case / "profile_export_aiperf.json"))),
+    ):
+        yield Figure(
+            f"{name} succeeded", doc["requests"]["succeeded"], _avg(summary, "request_count")
+        )
+        yield Figure(
+            f"{name} failed", doc["requests"]["failed"], _avg(summary, "error_request_count")
+        )
+        yield Figure(f"{name} duration_s", doc["duration_s"], duration)
+        yield Figure(f"{name} input tokens", doc["tokens"]["input"], _avg(summary, "total_isl"))
+        yield Figure(f"{name} output tokens", doc["tokens"]["output"], _avg(summary, "total_osl"))
+        yield Figure(
+            f"{name} cached input tokens",
+            doc["tokens"]["cached_input"],
+            _avg(summary, "total_usage_prompt_cache_read_tokens"),
+        )
+        rescale = 1.0 if name == "summary" else duration / window
+        for ours, theirs in (
+            ("requests_per_s", "request_throughput"),
+            ("output_tokens_per_s", "output_token_throughput"),
+            ("input_tokens_per_s", "input_token_throughput"),
+            ("total_tokens_per_s", "total_token_throughput"),
+        ):
+            tool = _avg(summary, theirs)
+            yield Figure(
+                f"{name} {ours}",
+                doc["throughput"][ours],
+                None if tool is None else tool / rescale,
+                EXACT if name == "summary" else AIPERF_WINDOW,
+            )
+        for metric, tag in AIPERF_METRICS.items():
+            entry = summary.get(tag)
+            if entry is None:  # t-digest backend: AIPerf 0.13 publishes no inter_chunk_latency
+                assert name == "summary" or _ms(doc, metric, "mean") is not None
+                assert name == "records" or doc["metrics"][f"{metric}_ms"] is None
+                continue
+            for stat in (*STATS, "min", "max", "std"):
+                key = {"mean": "avg"}.get(stat, stat)
+                yield Figure(f"{name} {metric} {stat}", _ms(doc, metric, stat), entry[key])
+            yield Figure(f"{name} {metric} n", doc["metrics"][f"{metric}_ms"]["n"], entry["count"])
+
+
+def _avg(summary: dict, tag: str) -> float | None:
+    entry = summary.get(tag)
+    return None if entry is None else entry["avg"]
+
+
+# ---------------------------------------------------------------------------------------------
+# GuideLLM >= 0.4: benchmarks.json
+
+
+def guidellm_percentiles(values: np.ndarray, weights: np.ndarray) -> dict[str, float]:
+    """GuideLLM's own method (schemas/base/statistics.py, DistributionSummary.from_values and
+    Percentiles.from_pdf): merge equal values, normalize the weights to a pdf, and take the
+    first value whose cumulative probability reaches q (searchsorted, side="left")."""
+    order = np.argsort(values)
+    unique, inverse = np.unique(values[order], return_inverse=True)
+    summed = np.zeros_like(unique)
+    np.add.at(summed, inverse, weights[order])
+    keep = summed > 0
+    unique, probabilities = unique[keep], summed[keep] / np.sum(summed[keep])
+    cdf = np.cumsum(probabilities)
+    out = {
+        f"p{q:g}": float(unique[np.searchsorted(cdf, q / 100, side="left")]) for q in (50, 90, 99)
+    }
+    out["mean"] = float(np.sum(unique * probabilities))
+    return out
+
+
+def _guidellm(case: Path) -> Iterator[Figure]:
+    path = str(case / "benchmarks.json")
+    bench = json.loads(Path(path).read_text())["benchmarks"][0]
+    metrics = bench["metrics"]
+    # GuideLLM's percentiles are an inverse CDF (first value whose cumulative weight reaches q,
+    # no interpolation): cmpc's `inverted_cdf` is the same for request-weighted distributions
+    doc = _stats(path, "inverted_cdf")
+    totals = metrics["request_totals"]
+    yield Figure("succeeded", doc["requests"]["succeeded"], totals["successful"])
+    yield Figure("failed", doc["requests"]["failed"], totals["errored"] + totals["incomplete"])
+    yield Figure("duration_s", doc["duration_s"], bench["duration"])
+    yield Figure(
+        "input tokens",
+        doc["tokens"]["input"],
+        metrics["prompt_token_count"]["successful"]["total_sum"],
+    )
+    yield Figure(
+        "output tokens",
+        doc["tokens"]["output"],
+        metrics["output_token_count"]["successful"]["total_sum"],
+    )
+    for metric, tag, scale in (
+        ("ttft", "time_to_first_token_ms", 1.0),
+        ("e2el", "request_latency", 1e3),
+    ):
+        tool = metrics[tag]["successful"]
+        for stat in STATS:
+            value = tool["mean"] if stat == "mean" else tool["percentiles"][stat]
+            yield Figure(f"{metric} {stat}", _ms(doc, metric, stat), value * scale)
+        yield Figure(f"{metric} n", doc["metrics"][f"{metric}_ms"]["n"], tool["count"])
+        yield Figure(f"{metric} std", _ms(doc, metric, "std"), tool["std_dev"] * scale)
+    # GuideLLM's ITL ((last − first)/(n − 1), weighted by n − 1) and TPOT ((last − start)/n,
+    # TTFT included, weighted by n) are its own definitions: cmpc keeps the per-request values
+    # under tool_metrics, and GuideLLM's weighted figures are reproduced from them exactly
+    (run,), _ = load_runs(path)
+    req = run.requests
+    assert req is not None and req.output_tokens is not None
+    for tag, extra, weight in (
+        ("inter_token_latency_ms", "inter_token_latency_s", req.output_tokens - 1),
+        ("time_per_output_token_ms", "time_per_output_token_s", req.output_tokens),
+    ):
+        values = req.extra[extra]
+        sel = req.ok & ~np.isnan(values)
+        ours = guidellm_percentiles(values[sel] * 1e3, weight[sel])
+        tool = metrics[tag]["successful"]
+        for stat in STATS:
+            theirs = tool["mean"] if stat == "mean" else tool["percentiles"][stat]
+            yield Figure(f"guidellm {tag} {stat}", ours[stat], theirs)
+        yield Figure(f"guidellm {tag} count", float(np.sum(weight[sel])), tool["count"])
+
+
+# ---------------------------------------------------------------------------------------------
+# genai-bench: the run JSON of the experiment folder
+
+
+def _genai_bench(case: Path) -> Iterator[Figure]:
+    (path,) = (
+        p for p in (case / "experiment").glob("*.json") if p.name != "experiment_metadata.json"
+    )
+    agg = json.loads(path.read_text())["aggregated_metrics"]
+    doc = _stats(str(path))
+    yield Figure("succeeded", doc["requests"]["succeeded"], agg["num_completed_requests"])
+    yield Figure("failed", doc["requests"]["failed"], agg["num_error_requests"])
+    yield Figure("duration_s", doc["duration_s"], agg["run_duration"])
+    yield Figure("requests_per_s", doc["throughput"]["requests_per_s"], agg["requests_per_second"])
+    yield Figure(
+        "output_tokens_per_s",
+        doc["throughput"]["output_tokens_per_s"],
+        agg["mean_output_throughput_tokens_per_s"],
+    )
+    yield Figure("input tokens", doc["tokens"]["input"], agg["stats"]["num_input_tokens"]["sum"])
+    yield Figure("output tokens", doc["tokens"]["output"], agg["stats"]["num_output_tokens"]["sum"])
+    for metric, tag in (("ttft", "ttft"), ("tpot", "tpot"), ("e2el", "e2e_latency")):
+        tool = agg["stats"][tag]
+        for stat in (*STATS, "min", "max"):
+            yield Figure(f"{metric} {stat}", _ms(doc, metric, stat), tool[stat] * 1e3)
+        yield Figure(
+            f"{metric} sum",
+            _ms(doc, metric, "mean") * doc["metrics"][f"{metric}_ms"]["n"],
+            tool["sum"] * 1e3,
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# vLLM `vllm bench serve` and SGLang `bench_serving`: the summary keys of the same object
+
+VLLM_METRICS = {"ttft": "ttft", "tpot": "tpot", "chunk_gap": "itl", "e2el": "e2el"}
+
+
+def _vllm_like(
+    doc: dict, result: dict, names: dict[str, str], rtols: dict[str, float]
+) -> Iterator[Figure]:
+    yield Figure("succeeded", doc["requests"]["succeeded"], result["completed"])
+    yield Figure("duration_s", doc["duration_s"], result["duration"])
+    yield Figure("input tokens", doc["tokens"]["input"], result["total_input_tokens"])
+    yield Figure("output tokens", doc["tokens"]["output"], result["total_output_tokens"])
+    yield Figure(
+        "requests_per_s", doc["throughput"]["requests_per_s"], result["request_throughput"]
+    )
+    yield Figure(
+        "output_tokens_per_s", doc["throughput"]["output_tokens_per_s"], result["output_throughput"]
+    )
+    total = result.get("total_token_throughput", result.get("total_throughput"))
+    yield Figure("total_tokens_per_s", doc["throughput"]["total_tokens_per_s"], total)
+    for metric, tag in names.items():
+        for stat in (*STATS, "std"):
+            key = {"mean": "mean", "p50": "median"}.get(stat, stat)
+            yield Figure(
+                f"{metric} {stat}",
+                _ms(doc, metric, stat),
+                result.get(f"{key}_{tag}_ms"),
+                rtols.get(metric, EXACT),
+            )
+
+
+def _vllm(case: Path) -> Iterator[Figure]:
+    path = case / "result.json"
+    result = json.loads(path.read_text())
+    doc = _stats(str(path))
+    yield Figure("failed", doc["requests"]["failed"], result["failed"])
+    yield from _vllm_like(doc, result, VLLM_METRICS, {})
+
+
+def _sglang(case: Path) -> Iterator[Figure]:
+    path = case / "result.jsonl"
+    result = json.loads(path.read_text().splitlines()[0])  # Python's json reads its Infinity
+    assert result["request_rate"] == math.inf
+    doc = _stats(str(path))
+    names = {"ttft": "ttft", "tpot": "tpot", "chunk_gap": "itl", "e2el": "e2e_latency"}
+    rebuilt = {"tpot": SGLANG_REBUILT, "e2el": SGLANG_REBUILT}
+    yield from _vllm_like(doc, result, names, rebuilt)
+
+
+def _inference_perf(case: Path) -> Iterator[Figure]:
+    """Not read yet (issue 15 item 4): cmpc must say so (E302), never print figures."""
+    for name in ("per_request_lifecycle_metrics.json", "summary_lifecycle_metrics.json"):
+        outcome = run_stats([str(case / name)], as_json=True)
+        assert [d.code for d in outcome.diagnostics] == ["E302"], outcome.diagnostics
+    yield from ()
+
+
+TOOLS: dict[str, Callable[[Path], Iterator[Figure]]] = {
+    "aiperf": _aiperf,
+    "guidellm": _guidellm,
+    "genai-bench": _genai_bench,
+    "vllm": _vllm,
+    "sglang": _sglang,
+    "inference-perf": _inference_perf,
+}
+
+
+def _params() -> list:
+    out = []
+    for case in _cases():
+        sidecar = _sidecar(case)
+        out.append(
+            pytest.param(case, id=f"{sidecar['tool']}-{sidecar['version']}-{sidecar['case']}")
+        )
+    return out
+
+
+@pytest.mark.parametrize("case", _params())
+def test_cmpc_reproduces_the_tools_summary(case: Path) -> None:
+    sidecar = _sidecar(case)
+    assert sidecar["tool"] in TOOLS, f"no conformance table for {sidecar['tool']}: add one"
+    assert case.parts[-3:] == (sidecar["tool"], sidecar["version"], sidecar["case"])
+    wrong = []
+    for fig in TOOLS[sidecar["tool"]](case):
+        if fig.tool is None:
+            continue  # the tool published no such figure
+        if fig.cmpc is None:
+            wrong.append(f"{fig.name}: cmpc null, tool {fig.tool!r}")
+        elif not math.isclose(
+            fig.cmpc, fig.tool, rel_tol=fig.rtol, abs_tol=0 if fig.tool else 1e-12
+        ):
+            error = abs(fig.cmpc - fig.tool) / abs(fig.tool)
+            wrong.append(
+                f"{fig.name}: cmpc {fig.cmpc!r}, tool {fig.tool!r} ({error:.2e} > {fig.rtol:g})"
+            )
+    assert wrong == []
+
+
+def test_guidellm_percentile_method_is_the_tools() -> None:
+    """The reproduction of GuideLLM's method is checked on a case it was built for: weights."""
+    values = np.array([3.0, 1.0, 2.0, 2.0])
+    weights = np.array([1.0, 1.0, 2.0, 0.0])
+    got = guidellm_percentiles(values, weights)
+    assert got["p50"] == 2.0 and got["p90"] == 3.0 and got["mean"] == pytest.approx(2.0)
