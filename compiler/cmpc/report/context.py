@@ -172,19 +172,21 @@ class Context:
         title = (self.sources.get(src) or {}).get("title") or src or "spec"
         return f"{title}, as of {as_of}" if as_of else title
 
-    def parallel_note(self, irs) -> str:
+    def parallel_note(self, irs) -> Md:
+        """` (tp 8)`: the layout behind a GPU count, when the spec declares one."""
         par = irs.get("parallel") or {}
         if not par.get("declared"):
-            return ""
-        parts = [f"{k} {par[k]}" for k in ("tp", "pp", "pcp", "dp") if (par.get(k) or 1) > 1]
-        extra = [f"{k} {par[k]}" for k in ("ep", "dcp") if (par.get(k) or 1) > 1]
+            return Md("")
+        pair = Md("{} {}")
+        parts = [pair.format(k, par[k]) for k in ("tp", "pp", "pcp", "dp") if (par.get(k) or 1) > 1]
+        extra = [pair.format(k, par[k]) for k in ("ep", "dcp") if (par.get(k) or 1) > 1]
         if par.get("pools"):
-            parts = [f"{len(par['pools'])} pools"]
-        text = " (" + (" \u00d7 ".join(parts) if parts else "1") + ")"
+            parts = [Md("{} pools").format(len(par["pools"]))]
+        layout = Md(" \u00d7 ").join(parts) if parts else Md("1")
         if extra:
             verb = "adds" if len(extra) == 1 else "add"
-            text = text[:-1] + f"; {', '.join(extra)} {verb} no GPUs)"
-        return text
+            return Md(" ({}; {} {} no GPUs)").format(layout, Md(", ").join(extra), verb)
+        return Md(" ({})").format(layout)
 
     def origin_text(self, name) -> Md:
         s = self.systems.get(name) or {}
@@ -193,27 +195,26 @@ class Context:
             runs = self.ir_systems.get(name, {}).get("runs") or {}
             files = [i for i in self.results.get("inputs") or [] if i.get("system") == name]
             n_runs = sum(i.get("runs") or 0 for i in files)
-            text = f"{origin}"
+            text = escape(origin)
             if runs.get("source"):
-                text += " by " + ", ".join(self.source_bits(runs["source"]))
-            text += (
-                f": {plural(n_runs, 'run')} from {plural(len(files), 'file')} matching "
-                f"{code(runs.get('glob', '?'))}"
+                text += Md(" by ") + Md(", ").join(self.source_bits(runs["source"]))
+            text += Md(": {} from {} matching {}").format(
+                plural(n_runs, "run"), plural(len(files), "file"), code(runs.get("glob", "?"))
             )
             if runs.get("format"):
-                text += f", format {escape(runs['format'])}"
-            return Md(text + "; per-request metrics computed by cmpc")
-        bits = self.source_bits(s.get("source"))
-        return Md(f"{origin} by " + ", ".join(bits) + "; not recomputed by cmpc")
+                text += Md(", format {}").format(runs["format"])
+            return text + Md("; per-request metrics computed by cmpc")
+        bits = Md(", ").join(self.source_bits(s.get("source")))
+        return Md("{} by {}; not recomputed by cmpc").format(origin, bits)
 
-    def source_bits(self, name) -> list[str]:
+    def source_bits(self, name) -> list[Md]:
         src = self.sources.get(name) or {}
-        bits = [str(self.source_title(name))]
+        bits = [self.source_title(name)]
         if src.get("role") and src["role"] != "synthetic":  # the origin already says synthetic
             bits.append(escape(ROLES.get(src["role"], src["role"])))
         for key in ("snapshot", "run_date", "retrieved"):
             if src.get(key):
-                bits.append(f"{key.replace('_', ' ')} {escape(src[key])}")
+                bits.append(Md("{} {}").format(key.replace("_", " "), src[key]))
         if src.get("status"):
             bits.append(escape(src["status"].replace("_", "-")))
         return bits

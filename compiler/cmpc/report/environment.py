@@ -30,14 +30,14 @@ def _footnote(context, key: str) -> T.Md:
     notes = context["report"]["footnotes"]
     if key not in notes:
         raise jinja2.UndefinedError(f"no footnote `{key}`; defined: {', '.join(notes)}")
-    return T.Md(f"[^{key}]")
+    return T.Md("[^{}]").format(key)
 
 
 def _join(items, separator: str = ", ") -> T.Md:
     """`join` that keeps cmpc's Markdown and escapes everything else (jinja's `join` would
     return plain text, which the output then escapes a second time)."""
     sep = T.SPECIAL.sub(r"\\\1", " ".join(str(separator).splitlines()))
-    return T.Md(sep.join(str(T.escape(i)) for i in items))
+    return T.Md(sep).join(items)
 
 
 FILTERS = {

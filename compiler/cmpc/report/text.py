@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import math
+import operator
 import re
+import string
+from collections.abc import Iterable, Mapping
+from typing import SupportsIndex
 from urllib.parse import quote
 
 from cmpc.safe_text import visible
@@ -12,9 +16,83 @@ DASH = "n/a"
 
 
 class Md(str):
-    """Text that is already Markdown (escaped or built by cmpc); printed as is."""
+    """Text that is already Markdown (escaped or built by cmpc); printed as is.
+
+    Composing it escapes the other side, as `markupsafe.Markup` does for HTML: `+`, `%`,
+    `.format` and `.join` pass every argument that is not `Md` through `escape`, so spec text
+    spliced into cmpc's Markdown is always escaped. (It has no `__html__`: to HTML it is text.)
+    """
 
     __slots__ = ()
+
+    def __add__(self, other: object) -> Md:
+        if isinstance(other, str):
+            return Md(str.__add__(self, escape(other)))
+        return NotImplemented
+
+    def __radd__(self, other: object) -> Md:
+        if isinstance(other, str):
+            return Md(str.__add__(escape(other), self))
+        return NotImplemented
+
+    def __mul__(self, count: SupportsIndex) -> Md:
+        return Md(str.__mul__(self, count))
+
+    __rmul__ = __mul__
+
+    def __mod__(self, args: object) -> Md:
+        if isinstance(args, tuple):
+            escaped: object = tuple(_Escaped(a) for a in args)
+        elif isinstance(args, Mapping):
+            escaped = {k: _Escaped(v) for k, v in args.items()}
+        else:
+            escaped = _Escaped(args)
+        return Md(str.__mod__(self, escaped))
+
+    def join(self, iterable: Iterable[object]) -> Md:  # type: ignore[override]
+        return Md(str.join(self, (escape(item) for item in iterable)))
+
+    def format(self, *args: object, **kwargs: object) -> Md:
+        return Md(_FORMATTER.vformat(self, args, kwargs))
+
+    def format_map(self, mapping: Mapping[str, object]) -> Md:  # type: ignore[override]
+        return Md(_FORMATTER.vformat(self, (), mapping))
+
+
+class _EscapingFormatter(string.Formatter):
+    """`str.format` whose fields are escaped unless they are `Md` already."""
+
+    def format_field(self, value: object, format_spec: str) -> Md:
+        if isinstance(value, Md):
+            return Md(format(str(value), format_spec))
+        return escape(format(value, format_spec))
+
+
+_FORMATTER = _EscapingFormatter()
+
+
+class _Escaped:
+    """A `%` argument: escaped as `%s` and `%r`, still a number to `%d` and `%f`."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object):
+        self.value = value
+
+    def __str__(self) -> str:
+        return escape(self.value)
+
+    def __repr__(self) -> str:
+        return escape(repr(self.value))
+
+    def __int__(self) -> int:
+        return int(self.value)  # type: ignore[call-overload]
+
+    def __float__(self) -> float:
+        return float(self.value)  # type: ignore[arg-type]
+
+    def __index__(self) -> int:
+        return operator.index(self.value)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -86,6 +164,11 @@ def link(text: object, url: object) -> Md:
         target = quote(url, safe=":/?#@$&'*+,;=%-._~")
         return Md(f"[{label}]({target})")
     return Md(f"{label} ({escape(url)})")
+
+
+def capitalized(text: Md) -> Md:
+    """Markdown with its first letter capitalized (a clause turned into a sentence)."""
+    return Md(text[:1].upper() + text[1:])
 
 
 def footnote_key(name: object) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from cmpc.report.text import Md, escape, number
+from cmpc.report.text import Md, number
 
 METRICS = {
     "tpot": "TPOT, the time per output token of each request: (end-to-end latency \u2212 TTFT) / "
@@ -24,12 +24,14 @@ METRIC_NAMES = {
     "e2e_per_token": "end-to-end latency per token",
 }
 READS = {
-    "steffen": "Steffen (1990) monotone cubic spline through the Pareto frontier (the curve d3's "
-    "`curveMonotoneX` draws on the InferenceX dashboard), between the two frontier points around "
-    "the target",
-    "linear": "linear interpolation between the two frontier points around the target",
-    "nearest": "the nearest frontier point to the target (the faster one on a tie)",
-}
+    "steffen": Md(
+        "Steffen (1990) monotone cubic spline through the Pareto frontier (the curve d3's "
+        "`curveMonotoneX` draws on the InferenceX dashboard), between the two frontier points "
+        "around the target"
+    ),
+    "linear": Md("linear interpolation between the two frontier points around the target"),
+    "nearest": Md("the nearest frontier point to the target (the faster one on a tie)"),
+}  # Markdown already: the Steffen read names d3's function as code
 PER = {
     "gpu": "per GPU",
     "node": "per node",
@@ -76,12 +78,12 @@ def load_text(conditions) -> Md:
     items = sorted((str(c) for c in conditions), key=_natural)
     pairs = [re.fullmatch(r"(\w+) ([\d.]+)", c) for c in items]
     if items and all(pairs) and len({p.group(1) for p in pairs}) == 1:
-        return Md(f"{escape(pairs[0].group(1))} " + ", ".join(escape(p.group(2)) for p in pairs))
-    return Md("; ".join(str(escape(c)) for c in items))
+        return Md("{} ").format(pairs[0].group(1)) + Md(", ").join(p.group(2) for p in pairs)
+    return Md("; ").join(items)
 
 
-def plural(n, word: str) -> str:
-    return f"{number(n)} {word}" + ("" if n == 1 else "s")
+def plural(n, word: str) -> Md:
+    return Md("{} {}").format(number(n), word + ("" if n == 1 else "s"))
 
 
 def token_phrase(count) -> str:

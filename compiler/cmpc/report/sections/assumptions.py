@@ -34,8 +34,8 @@ def assumptions(ctx: Context) -> list[dict]:
             rows.append(
                 {
                     "system": ctx.label(name),
-                    "item": Md(f"price ({escape(scenario)})"),
-                    "value": Md(f"{shown} per GPU-hour"),
+                    "item": Md("price ({})").format(scenario),
+                    "value": shown + Md(" per GPU-hour"),
                     "basis": escape(p.get("basis") or DASH),
                     "source": ctx.source_title(p.get("source")),
                     "date": escape(p.get("as_of") or DASH),
@@ -55,7 +55,7 @@ def assumptions(ctx: Context) -> list[dict]:
                 {
                     "system": ctx.label(name),
                     "item": Md("power per GPU"),
-                    "value": Md(f"{watts} W"),
+                    "value": watts + Md(" W"),
                     "basis": escape(pw.get("basis") or DASH),
                     "source": ctx.source_title(pw.get("source")),
                     "date": ctx.source_date(pw.get("source")),
@@ -77,12 +77,12 @@ def assumptions(ctx: Context) -> list[dict]:
 
             parts = [
                 ("capex per GPU", t("capex_usd_per_gpu", "USD/gpu", usd)),
-                ("depreciation", Md(f"{t('years', 'years')} years")),
-                ("TCO power", Md(f"{t('power_watts', 'W')} W")),
+                ("depreciation", t("years", "years") + Md(" years")),
+                ("TCO power", t("power_watts", "W") + Md(" W")),
                 ("PUE", t("pue", "")),
-                ("electricity", Md(f"{t('electricity_usd_per_kwh', 'USD/kWh', usd)} per kWh")),
-                ("hosting", Md(f"{t('hosting_usd_per_gpu_hour', 'USD/gpu/h', usd)} per GPU-h")),
-                ("operations", Md(f"{t('ops_usd_per_gpu_hour', 'USD/gpu/h', usd)} per GPU-h")),
+                ("electricity", t("electricity_usd_per_kwh", "USD/kWh", usd) + Md(" per kWh")),
+                ("hosting", t("hosting_usd_per_gpu_hour", "USD/gpu/h", usd) + Md(" per GPU-h")),
+                ("operations", t("ops_usd_per_gpu_hour", "USD/gpu/h", usd) + Md(" per GPU-h")),
             ]
             for item, value in parts:
                 rows.append(
@@ -130,17 +130,16 @@ def assumptions(ctx: Context) -> list[dict]:
         }
     )
     basis = cost.get("per_million") or "total"
-    value = f"per million {escape(basis)} tokens"
+    value = Md("per million {} tokens").format(basis)
     if basis == "blended":
-        value += (
-            f" (input {number(cost.get('blend_input'))} : output "
-            f"{number(cost.get('blend_output'))})"
+        value += Md(" (input {} : output {})").format(
+            number(cost.get("blend_input")), number(cost.get("blend_output"))
         )
     rows.append(
         {
             "system": Md("all"),
             "item": Md("cost token basis"),
-            "value": Md(value),
+            "value": value,
             "basis": Md(DASH),
             "source": Md("spec"),
             "date": Md(DASH),

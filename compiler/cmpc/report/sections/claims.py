@@ -37,22 +37,22 @@ def claims(ctx: Context) -> list[dict]:
                 number(d.get("value")),
                 source="cmpc, from the claim",
             )
-            derived.append(
-                Md(f"{escape(d.get('quantity'))}: {shown} {escape(d.get('unit') or '')}".rstrip())
-            )
+            unit = escape(d.get("unit") or "")
+            line = Md("{}: {}").format(d.get("quantity"), shown)
+            derived.append(line + Md(" ") + unit if unit else line)
         cannot = [
-            Md(f"{escape(d.get('quantity'))}: needs {escape_prose(d.get('missing'))}")
+            Md("{}: needs {}").format(d.get("quantity"), escape_prose(d.get("missing")))
             for d in c.get("cannot_derive") or []
         ]
-        facts = [f"{escape(c.get('kind') or DASH)}", f"scope {escape(c.get('scope') or DASH)}"]
+        facts = [escape(c.get("kind") or DASH), Md("scope {}").format(c.get("scope") or DASH)]
         if c.get("source_title") or c.get("source"):
-            facts.append(f"source {escape(c.get('source_title') or c.get('source'))}")
+            facts.append(Md("source {}").format(c.get("source_title") or c.get("source")))
         out.append(
             {
                 "name": code(name),
-                "value": Md(f"{value} {escape(c.get('unit') or '')}"),
+                "value": Md("{} {}").format(value, c.get("unit") or ""),
                 "about": escape(c["about"]) if c.get("about") else None,
-                "facts": Md(", ".join(facts)),
+                "facts": Md(", ").join(facts),
                 "derived": derived,
                 "cannot": cannot,
                 "notes": [escape_prose(n) for n in c.get("notes") or []],
@@ -79,7 +79,7 @@ def claim_combinations(ctx: Context) -> list[dict]:
         )
         out.append(
             {
-                "claims": Md(", ".join(str(code(n)) for n in c.get("claims") or [])),
+                "claims": Md(", ").join(code(n) for n in c.get("claims") or []),
                 "quantity": escape_prose(c.get("quantity") or DASH),
                 "formula": escape_prose(c.get("formula") or DASH),
                 "value": shown,
@@ -101,18 +101,16 @@ def capacity(ctx: Context) -> dict | None:
         rows.append(
             {
                 "system": ctx.label(name),
-                "usable": Md(
-                    ctx.n(
-                        f"{name}.usable_bytes",
-                        "usable memory per card",
-                        usable,
-                        "B",
-                        gigabytes,
-                        system=name,
-                        source="spec",
-                    )
-                    + (" (nominal)" if s.get("usable_is_nominal") else "")
-                ),
+                "usable": ctx.n(
+                    f"{name}.usable_bytes",
+                    "usable memory per card",
+                    usable,
+                    "B",
+                    gigabytes,
+                    system=name,
+                    source="spec",
+                )
+                + (Md(" (nominal)") if s.get("usable_is_nominal") else Md("")),
                 "needed": ctx.n(
                     f"{name}.cards_needed",
                     "cards needed",
@@ -132,15 +130,10 @@ def capacity(ctx: Context) -> dict | None:
         )
     return {
         "weights": ctx.n("capacity.weights", "weights", cap.get("weight_bytes"), "B", gigabytes),
-        "kv_per_token": Md(
-            ctx.n(
-                "capacity.kv_per_token",
-                "KV cache per token",
-                cap.get("kv_bytes_per_token"),
-                "B",
-            )
-            + " bytes"
-        ),
+        "kv_per_token": ctx.n(
+            "capacity.kv_per_token", "KV cache per token", cap.get("kv_bytes_per_token"), "B"
+        )
+        + Md(" bytes"),
         "kv": ctx.n("capacity.kv", "KV cache", cap.get("kv_bytes"), "B", gigabytes),
         "needed": ctx.n(
             "capacity.needed", "memory needed", cap.get("bytes_needed"), "B", gigabytes

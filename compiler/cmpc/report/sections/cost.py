@@ -29,9 +29,8 @@ def cost_view(ctx: Context) -> dict:
         tput = get_in(ctx.systems, name, "at_target", "throughput_per_gpu")
         per_m = c.get("usd_per_million_tokens")
         if is_number(price) and is_number(tput) and is_number(util) and is_number(per_m):
-            arithmetic = Md(
-                f"{usd(price)} / ({number(tput)} \u00d7 3600 \u00d7 "
-                f"{percent(util)}) \u00d7 10^6 = {usd(per_m)}"
+            arithmetic = Md("{} / ({} \u00d7 3600 \u00d7 {}) \u00d7 10^6 = {}").format(
+                usd(price), number(tput), percent(util), usd(per_m)
             )
         elif get_in(ctx.systems, name, "at_target", "reachable") is False:
             arithmetic = Md("the target is unreachable: no throughput, so no cost, there")
@@ -142,28 +141,37 @@ def _cost_steps(ctx: Context, c) -> dict:
             system=name,
         )
     out["lines"].append(
-        Md(f"Throughput per GPU: {ratio(pg)}\u00d7 ({percent(pg - 1, signed=True)}).")
+        Md("Throughput per GPU: {}\u00d7 ({}).").format(ratio(pg), percent(pg - 1, signed=True))
     )
     out["lines"].append(
-        Md(
-            f"At equal prices, cost per token scales by 1 / {ratio(pg)} = {ratio(eq)}: "
-            f"{percent(abs(eq - 1))} {'lower' if eq < 1 else 'higher'}"
-            + (f" (not {percent(abs(pg - 1))})." if not math.isclose(pg, 1) else ".")
+        Md("At equal prices, cost per token scales by 1 / {} = {}: {} {}").format(
+            ratio(pg), ratio(eq), percent(abs(eq - 1)), "lower" if eq < 1 else "higher"
         )
+        + (Md(" (not {}).").format(percent(abs(pg - 1))) if not math.isclose(pg, 1) else Md("."))
     )
     if is_number(pr) and is_number(cr):
         ps = get_in(ctx.systems, name, "cost", "usd_per_gpu_hour")
         pb = get_in(ctx.systems, base, "cost", "usd_per_gpu_hour")
         out["lines"].append(
             Md(
-                f"At the declared prices, cost per token scales by ({usd(ps)} / {usd(pb)}) / "
-                f"{ratio(pg)} = {ratio(pr)} / {ratio(pg)} = {ratio(cr)}: "
-                f"{percent(abs(cr - 1))} {'lower' if cr < 1 else 'higher'}."
+                "At the declared prices, cost per token scales by ({} / {}) / {} = {} / {} = {}: "
+                "{} {}."
+            ).format(
+                usd(ps),
+                usd(pb),
+                ratio(pg),
+                ratio(pr),
+                ratio(pg),
+                ratio(cr),
+                percent(abs(cr - 1)),
+                "lower" if cr < 1 else "higher",
             )
         )
     elif c.get("cost_unavailable"):
         out["lines"].append(
-            Md(f"At the declared prices: not computable ({escape_prose(c['cost_unavailable'])}).")
+            Md("At the declared prices: not computable ({}).").format(
+                escape_prose(c["cost_unavailable"])
+            )
         )
     return out
 
@@ -230,9 +238,11 @@ def tco_hourly(ctx: Context, name) -> dict | None:
     hours = years * 365 * 24
     energy = watts / 1000 * pue * kwh if is_number(watts) and is_number(kwh) else 0.0
     total = capex / hours + energy + hosting + ops
-    terms = [f"{usd(capex)} / ({number(years)} \u00d7 8,760 h)"]
+    terms = [Md("{} / ({} \u00d7 8,760 h)").format(usd(capex), number(years))]
     if is_number(watts) and is_number(kwh):
-        terms.append(f"{number(watts / 1000)} kW \u00d7 {number(pue)} \u00d7 {usd(kwh)}/kWh")
+        terms.append(
+            Md("{} kW \u00d7 {} \u00d7 {}/kWh").format(number(watts / 1000), number(pue), usd(kwh))
+        )
     terms += [usd(hosting), usd(ops)]
     shown = ctx.fig.add(
         f"{name}.tco_usd_per_gpu_hour",
@@ -243,4 +253,4 @@ def tco_hourly(ctx: Context, name) -> dict | None:
         system=name,
         source="cmpc",
     )
-    return {"total": total, "arithmetic": Md(" + ".join(terms) + f" = {shown}")}
+    return {"total": total, "arithmetic": Md(" + ").join(terms) + Md(" = ") + shown}

@@ -7,6 +7,7 @@ from cmpc.report.sections.headline import hit_rate_gap
 from cmpc.report.text import (
     DASH,
     Md,
+    capitalized,
     escape,
     link,
     number,
@@ -47,49 +48,63 @@ def _fn_latency(ctx: Context) -> Md:
     stat = statistic_name(lat.get("statistic"))
     t = ctx.target()
     parts = [
-        f"Latency constraint: the {stat} over requests of "
-        f"{escape(METRICS.get(metric, metric))}; TTFT {escape(lat.get('ttft') or DASH)}."
+        Md("Latency constraint: the {} over requests of {}; TTFT {}.").format(
+            stat, METRICS.get(metric, metric), lat.get("ttft") or DASH
+        )
     ]
     if t and is_number(t.get("interactivity_tok_s_user")) and t["interactivity_tok_s_user"] > 0:
         parts.append(
-            f"Interactivity = 1 / {stat}({escape(METRIC_NAMES.get(metric, metric))}) in "
-            "tokens per second per user: the statistic of the latency, inverted (never the "
-            f"statistic of 1/latency). The target {number(t['interactivity_tok_s_user'])} "
-            f"tok/s/user is a {stat} {escape(METRIC_NAMES.get(metric, metric))} of "
-            f"{number(t.get('latency_ms'))} ms."
+            Md(
+                "Interactivity = 1 / {stat}({metric}) in "
+                "tokens per second per user: the statistic of the latency, inverted (never the "
+                "statistic of 1/latency). The target {target} "
+                "tok/s/user is a {stat} {metric} of "
+                "{ms} ms."
+            ).format(
+                stat=stat,
+                metric=METRIC_NAMES.get(metric, metric),
+                target=number(t["interactivity_tok_s_user"]),
+                ms=number(t.get("latency_ms")),
+            )
         )
     elif t:
-        parts.append(f"The target is a {stat} of {number(t.get('latency_ms'))} ms.")
+        parts.append(Md("The target is a {} of {} ms.").format(stat, number(t.get("latency_ms"))))
     method = lat.get("percentile_method") or "linear"
     parts.append(
-        f"Percentiles: numpy's `{escape(method)}` method over per-request values"
-        + (" (Hyndman\u2013Fan type 7)." if method == "linear" else ".")
+        Md("Percentiles: numpy's `{}` method over per-request values").format(method)
+        + (Md(" (Hyndman\u2013Fan type 7).") if method == "linear" else Md("."))
     )
     read = lat.get("read") or "steffen"
     parts.append(
-        f"Read: {READS.get(read, escape(read))}; a target outside a frontier is "
-        "unreachable and never extrapolated."
+        Md("Read: {}; a target outside a frontier is unreachable and never extrapolated.").format(
+            READS.get(read) or escape(read)
+        )
     )
     reported = [n for n in ctx.order if get_in(ctx.systems, n, "data") == "reported"]
     if reported:
         stats = {ctx.ir_systems.get(n, {}).get("reported", {}).get("statistic") for n in reported}
         stats.discard(None)
-        who = ", ".join(str(ctx.label(n)) for n in reported)
-        text = f"Reported figures ({who}) are used as published"
+        who = Md(", ").join(ctx.label(n) for n in reported)
+        text = Md("Reported figures ({}) are used as published").format(who)
         if stats:
-            text += " at " + ", ".join(statistic_name(s) for s in sorted(stats))
-        parts.append(text + "; cmpc did not recompute them.")
-    return Md(" ".join(parts))
+            text += Md(" at ") + Md(", ").join(statistic_name(s) for s in sorted(stats))
+        parts.append(text + Md("; cmpc did not recompute them."))
+    return Md(" ").join(parts)
 
 
 def _fn_tokens(ctx: Context) -> Md:
     tok = ctx.conditions.get("tokens") or {}
     count = tok.get("count") or []
     parts = [
-        f"Counted tokens: {escape(' + '.join(count) or DASH)} "
-        f"({escape(token_phrase(count))}); reused (prefix-cached) input tokens "
-        f"{escape(tok.get('reused') or DASH)}. Throughput is counted tokens per second "
-        f"of a run, {escape(PER.get(ctx.per(), ctx.per()))}."
+        Md(
+            "Counted tokens: {} ({}); reused (prefix-cached) input tokens {}. Throughput is "
+            "counted tokens per second of a run, {}."
+        ).format(
+            " + ".join(count) or DASH,
+            token_phrase(count),
+            tok.get("reused") or DASH,
+            PER.get(ctx.per(), ctx.per()),
+        )
     ]
     rates = []
     unknown = False
@@ -97,107 +112,115 @@ def _fn_tokens(ctx: Context) -> Md:
         s = ctx.systems.get(n) or {}
         if is_number(s.get("hit_rate")):
             rates.append(
-                f"{ctx.label(n)} {percent(s['hit_rate'])} "
-                f"({escape(s.get('hit_rate_basis') or 'declared')})"
+                Md("{} {} ({})").format(
+                    ctx.label(n), percent(s["hit_rate"]), s.get("hit_rate_basis") or "declared"
+                )
             )
         else:
             unknown = True
-            rates.append(f"{ctx.label(n)} unknown")
-    parts.append("Prefix-cache hit rates (token-weighted): " + "; ".join(rates) + ".")
+            rates.append(Md("{} unknown").format(ctx.label(n)))
+    parts.append(Md("Prefix-cache hit rates (token-weighted): {}.").format(Md("; ").join(rates)))
     counts_reused = tok.get("reused") == "included" and any(
         k in ("input", "cached_input") for k in count
     )
     if counts_reused and unknown:
         parts.append(
-            "Reused input counts as throughput here, so a side with a higher hit "
-            "rate looks faster for a reason unrelated to the hardware; with a hit "
-            "rate unknown that cannot be checked."
+            Md(
+                "Reused input counts as throughput here, so a side with a higher hit "
+                "rate looks faster for a reason unrelated to the hardware; with a hit "
+                "rate unknown that cannot be checked."
+            )
         )
     elif counts_reused and is_number(tok.get("hit_rate_margin")):
         gap = hit_rate_gap(ctx)
         if gap is not None:
-            parts.append(Md(gap[:1].upper() + gap[1:]))
+            parts.append(capitalized(gap))
         else:
             parts.append(
-                f"The sides may differ by at most {number(tok['hit_rate_margin'] * 100)} "
-                "percentage points before cmpc warns; they do not."
+                Md(
+                    "The sides may differ by at most {} percentage points before cmpc warns; "
+                    "they do not."
+                ).format(number(tok["hit_rate_margin"] * 100))
             )
-    return Md(" ".join(parts))
+    return Md(" ").join(parts)
 
 
 def _fn_norm(ctx: Context) -> Md:
     per = ctx.per()
-    gpus = []
-    for n in ctx.order:
-        irs = ctx.ir_systems.get(n) or {}
-        g = get_in(ctx.systems, n, "gpus")
-        gpus.append(f"{ctx.label(n)} {number(g)} GPUs{ctx.parallel_note(irs)}")
-    parts = [f"Normalization {escape(PER.get(per, per))}"]
+    gpus = Md("; ").join(
+        Md("{} {} GPUs{}").format(
+            ctx.label(n),
+            number(get_in(ctx.systems, n, "gpus")),
+            ctx.parallel_note(ctx.ir_systems.get(n) or {}),
+        )
+        for n in ctx.order
+    )
+    text = Md("Normalization {}").format(PER.get(per, per))
     if per == "gpu":
-        parts[0] += (
+        text += Md(
             ": each system's throughput divided by its GPU count, counting every "
-            "pool (tp \u00d7 pp \u00d7 pcp \u00d7 dp): " + "; ".join(gpus) + "."
-        )
+            "pool (tp \u00d7 pp \u00d7 pcp \u00d7 dp): {}."
+        ).format(gpus)
     elif per == "dollar":
-        parts[0] += (
+        text += Md(
             ": tokens per dollar = throughput per GPU \u00d7 3600 \u00d7 "
-            "utilization / price per GPU-hour. " + "; ".join(gpus) + "."
-        )
+            "utilization / price per GPU-hour. {}."
+        ).format(gpus)
     elif per in ("mw", "joule"):
         basis = get_in(ctx.conditions, "normalize", "power_basis")
-        parts[0] += (
-            ": throughput per GPU divided by power per GPU"
-            + (f" ({escape(basis)})" if basis else "")
-            + ". "
-            + "; ".join(gpus)
-            + "."
+        text += Md(": throughput per GPU divided by power per GPU{}. {}.").format(
+            Md(" ({})").format(basis) if basis else Md(""), gpus
         )
     else:
-        parts[0] += (
-            ": throughput per GPU times the GPUs per " + escape(per) + ". " + "; ".join(gpus) + "."
-        )
-    return Md(" ".join(parts))
+        text += Md(": throughput per GPU times the GPUs per {}. {}.").format(per, gpus)
+    return text
 
 
 def _fn_price(ctx: Context) -> Md:
     cost = ctx.conditions.get("cost") or {}
     basis = cost.get("per_million") or "total"
     parts = [
-        f"Cost per million {escape(basis)} tokens = price per GPU-hour / (throughput "
-        "per GPU \u00d7 3600 s \u00d7 utilization) \u00d7 10^6, at utilization "
-        f"{percent(cost.get('utilization'))}."
+        Md(
+            "Cost per million {} tokens = price per GPU-hour / (throughput "
+            "per GPU \u00d7 3600 s \u00d7 utilization) \u00d7 10^6, at utilization {}."
+        ).format(basis, percent(cost.get("utilization")))
     ]
     prices = []
     for n in ctx.order:
         p = get_in(ctx.systems, n, "cost", "price", default={})
         if is_number(p.get("usd_per_gpu_hour")):
-            bits = [f"{ctx.price_shown(n)} per GPU-hour", f"{escape(p.get('basis'))} basis"]
+            bits = [ctx.price_shown(n) + Md(" per GPU-hour"), Md("{} basis").format(p.get("basis"))]
             if p.get("source"):
-                bits.append(f"source {ctx.source_title(p['source'])}")
+                bits.append(Md("source {}").format(ctx.source_title(p["source"])))
             if p.get("as_of"):
-                bits.append(f"as of {escape(p['as_of'])}")
-            prices.append(f"{ctx.label(n)} " + ", ".join(bits))
+                bits.append(Md("as of {}").format(p["as_of"]))
+            prices.append(Md("{} {}").format(ctx.label(n), Md(", ").join(bits)))
         else:
-            prices.append(f"{ctx.label(n)} no price")
-    parts.append("Prices: " + "; ".join(prices) + ".")
+            prices.append(Md("{} no price").format(ctx.label(n)))
+    parts.append(Md("Prices: {}.").format(Md("; ").join(prices)))
     h = ctx.results.get("headline") or {}
     pg = h.get("per_gpu_throughput_ratio")
     if is_number(pg):
         eq = 1 / pg
         parts.append(
-            f"A throughput ratio r at equal prices is a cost ratio 1/r: "
-            f"1 / {ratio(pg)} = {ratio(eq)}, "
-            f"{percent(abs(eq - 1))} {'lower' if eq < 1 else 'higher'} cost per "
-            "token."
+            Md(
+                "A throughput ratio r at equal prices is a cost ratio 1/r: "
+                "1 / {} = {}, {} {} cost per token."
+            ).format(ratio(pg), ratio(eq), percent(abs(eq - 1)), "lower" if eq < 1 else "higher")
         )
         cr, pr = h.get("cost_ratio"), h.get("price_ratio")
         if is_number(cr) and is_number(pr):
             parts.append(
-                f"At the declared prices: {ratio(pr)} / {ratio(pg)} = {ratio(cr)}, "
-                f"{percent(abs(cr - 1))} {'lower' if cr < 1 else 'higher'}."
+                Md("At the declared prices: {} / {} = {}, {} {}.").format(
+                    ratio(pr),
+                    ratio(pg),
+                    ratio(cr),
+                    percent(abs(cr - 1)),
+                    "lower" if cr < 1 else "higher",
+                )
             )
-    parts.append("Prices are costs of GPU-hours, never token revenue.")
-    return Md(" ".join(parts))
+    parts.append(Md("Prices are costs of GPU-hours, never token revenue."))
+    return Md(" ").join(parts)
 
 
 def _fn_source(ctx: Context) -> Md:
@@ -208,44 +231,47 @@ def _fn_source(ctx: Context) -> Md:
         groups.setdefault(key, []).append(n)
     parts = []
     for (kind, ref), names in groups.items():
-        who = " and ".join(str(ctx.label(n)) for n in names)
-        origin = ctx.origin(names[0])
+        who = Md(" and ").join(ctx.label(n) for n in names)
         if kind == "runs":
             runs = ctx.ir_systems.get(names[0], {}).get("runs") or {}
-            text = f"{who}: {ctx.origin_text(names[0])}; file hashes under Data provenance."
+            text = Md("{}: {}; file hashes under Data provenance.").format(
+                who, ctx.origin_text(names[0])
+            )
             src = ctx.sources.get(runs.get("source")) or {}
             if src.get("url"):
-                text += f" Source: {link(src.get('title') or runs['source'], src['url'])}."
+                title = src.get("title") or runs["source"]
+                text += Md(" Source: {}.").format(link(title, src["url"]))
             parts.append(text)
             continue
         src = ctx.sources.get(ref) or {}
         bits = [link(src.get("title") or ref or "unknown source", src.get("url"))]
         if src.get("publisher"):
-            bits.append(f"publisher {escape(src['publisher'])}")
+            bits.append(Md("publisher {}").format(src["publisher"]))
         if src.get("role"):
             bits.append(escape(ROLES.get(src["role"], src["role"])))
         for k in ("snapshot", "run_date", "retrieved"):
             if src.get(k):
-                bits.append(f"{k.replace('_', ' ')} {escape(src[k])}")
+                bits.append(Md("{} {}").format(k.replace("_", " "), src[k]))
         bits.append(escape((src.get("status") or "unverified").replace("_", "-")))
         if src.get("notes"):
             bits.append(escape(src["notes"]))
-        text = f"{who}: {origin} by " + "; ".join(bits)
+        text = Md("{}: {} by {}").format(who, ctx.origin(names[0]), Md("; ").join(bits))
         for n in names:
             rep = ctx.ir_systems.get(n, {}).get("reported") or {}
             what = []
             if is_number(rep.get("ratio")) and rep.get("ratio_to") and rep["ratio_to"] != n:
-                what.append(f"ratio {ratio(rep['ratio'])} to {ctx.label(rep['ratio_to'])}")
-            if is_number(rep.get("throughput")):
                 what.append(
-                    f"{number(rep['throughput'])} "
-                    f"{escape(rep.get('throughput_unit') or '')}".rstrip()
+                    Md("ratio {} to {}").format(ratio(rep["ratio"]), ctx.label(rep["ratio_to"]))
                 )
+            if is_number(rep.get("throughput")):
+                unit = escape(rep.get("throughput_unit") or "")
+                shown = number(rep["throughput"])
+                what.append(shown + Md(" ") + unit if unit else shown)
             if rep.get("points"):
-                what.append(f"{len(rep['points'])} sweep points")
+                what.append(Md("{} sweep points").format(len(rep["points"])))
             if rep.get("notes"):
                 what.append(escape(rep["notes"]))
             if what:
-                text += f". {ctx.label(n)}: " + ", ".join(what)
-        parts.append(text + ". Not measured by cmpc.")
-    return Md(" ".join(parts))
+                text += Md(". {}: {}").format(ctx.label(n), Md(", ").join(what))
+        parts.append(text + Md(". Not measured by cmpc."))
+    return Md(" ").join(parts)

@@ -33,8 +33,8 @@ def headline(ctx: Context) -> dict:
         "system": None,
         "baseline": ctx.label(ctx.baseline),
         "target": target_phrase(ctx),
-        "tokens": Md(token_phrase(get_in(ctx.conditions, "tokens", "count"))),
-        "per": Md(PER.get(ctx.per(), "per " + ctx.per())),
+        "tokens": escape(token_phrase(get_in(ctx.conditions, "tokens", "count"))),
+        "per": escape(PER.get(ctx.per(), "per " + ctx.per())),
         "direction": None,
         "change": None,
         "sources": [],
@@ -95,8 +95,8 @@ def headline(ctx: Context) -> dict:
             "cost change at the declared prices",
             h.get("system"),
         )
-        declared["prices"] = Md(
-            " vs ".join(str(ctx.price_shown(n)) for n in (h.get("system"), h.get("baseline")))
+        declared["prices"] = Md(" vs ").join(
+            ctx.price_shown(n) for n in (h.get("system"), h.get("baseline"))
         )
         out["declared"] = declared
     elif h.get("cost_unavailable"):
@@ -126,11 +126,11 @@ def target_phrase(ctx: Context) -> Md:
         shown_ms = ctx.fig.add(
             "target.latency", f"target {stat} {metric}", ms, "ms", number(ms), source="spec"
         )
-        text = f"at a {stat} {escape(metric)} of {shown_ms} ms"
+        text = Md("at a {} {} of {} ms").format(stat, metric, shown_ms)
         if is_number(inter) and inter > 0:
-            text += f" ({shown_i} tok/s per user)"
-        return Md(text)
-    return Md(f"at {shown_i} tok/s per user")
+            text += Md(" ({} tok/s per user)").format(shown_i)
+        return text
+    return Md("at {} tok/s per user").format(shown_i)
 
 
 def _peak_phrase(ctx: Context) -> Md:
@@ -159,9 +159,9 @@ def _peak_phrase(ctx: Context) -> Md:
         for n, x in zip(names, xs, strict=True)
     ]
     return Md(
-        f"each at its peak throughput, with no latency target ({shown[0]} vs {shown[1]} "
+        "each at its peak throughput, with no latency target ({} vs {} "
         "tok/s per user, so not at equal interactivity)"
-    )
+    ).format(shown[0], shown[1])
 
 
 def _cost_phrase(ctx: Context, fid, cost_ratio, quantity, system) -> dict:
@@ -194,9 +194,9 @@ def _why_no_ratio(ctx: Context, h) -> Md:
         at = get_in(ctx.systems, name, "at_target", default={})
         if at.get("reachable") is False:
             return Md(
-                f"{ctx.label(name)} does not reach the target "
+                "{} does not reach the target "
                 "(it lies outside its measured frontier; cmpc never extrapolates)"
-            )
+            ).format(ctx.label(name))
     return Md("the data give no throughput for both sides under the spec's conditions")
 
 
@@ -219,16 +219,18 @@ def _headline_sources(ctx: Context, h) -> list[Md]:
         if ref and (src.get("role") or src.get("status")):
             tags = [ROLES.get(src.get("role"), src.get("role")), src.get("status")]
             tags = [escape(str(t).replace("_", "-")) for t in tags if t]
-            words[0] = Md(f"{words[0]} ({', '.join(tags)})")
+            words[0] = Md("{} ({})").format(words[0], Md(", ").join(tags))
         for k in ("snapshot", "run_date"):
             if src.get(k):
-                words.append(Md(f"{k.replace('_', ' ')} {escape(src[k])}"))
+                words.append(Md("{} {}").format(k.replace("_", " "), src[k]))
                 break
         if runs:
-            text = f"{ctx.origin(name)} runs" + (" by " + ", ".join(words) if words else "")
-            out.append(Md(text + ", read by cmpc"))
+            text = Md("{} runs").format(ctx.origin(name))
+            if words:
+                text += Md(" by ") + Md(", ").join(words)
+            out.append(text + Md(", read by cmpc"))
         else:
-            out.append(Md(f"{ctx.origin(name)} by " + ", ".join(words)))
+            out.append(Md("{} by {}").format(ctx.origin(name), Md(", ").join(words)))
     return out
 
 
@@ -238,12 +240,10 @@ def load_caution(ctx: Context) -> Md | None:
     if not isinstance(load, dict) or load.get("comparable") is not False:
         return None
     per = load.get("systems") or {}
-    parts = [f"{ctx.label(n)}: {load_text(per[n])}" for n in ctx.order if per.get(n)]
+    parts = [Md("{}: {}").format(ctx.label(n), load_text(per[n])) for n in ctx.order if per.get(n)]
     return Md(
-        "the systems ran under different load conditions ("
-        + "; ".join(parts)
-        + "), so this is not a like-for-like test"
-    )
+        "the systems ran under different load conditions ({}), so this is not a like-for-like test"
+    ).format(Md("; ").join(parts))
 
 
 def hit_rate_gap(ctx: Context) -> Md | None:
@@ -269,7 +269,7 @@ def hit_rate_gap(ctx: Context) -> Md | None:
         source="cmpc",
     )
     return Md(
-        f"the sides' hit rates differ by {shown} percentage points, more than the "
-        f"{number(margin * 100)}-point margin: counting reused input favours the side that "
+        "the sides' hit rates differ by {} percentage points, more than the "
+        "{}-point margin: counting reused input favours the side that "
         "reuses more, so compare `count uncached_input + output` too."
-    )
+    ).format(shown, number(margin * 100))

@@ -34,18 +34,20 @@ def provenance(ctx: Context) -> dict:
         )
     ]
     overrides = [
-        Md(f"{code(o.get('path'), in_table=False)} = {code(o.get('value'), in_table=False)}")
+        Md("{} = {}").format(
+            code(o.get("path"), in_table=False), code(o.get("value"), in_table=False)
+        )
         for o in ctx.results.get("overrides") or []
     ]
     warnings = [
-        Md(f"{code(w.get('code'))} {escape_prose(w.get('message'))}")
+        Md("{} {}").format(code(w.get("code")), escape_prose(w.get("message")))
         for w in ctx.results.get("warnings") or []
     ]
     sources = []
     for name in sorted(ctx.sources):
         s = ctx.sources[name]
         dates = [
-            f"{k.replace('_', ' ')} {escape(s[k])}"
+            Md("{} {}").format(k.replace("_", " "), s[k])
             for k in ("snapshot", "run_date", "retrieved")
             if s.get(k)
         ]
@@ -54,7 +56,7 @@ def provenance(ctx: Context) -> dict:
                 "name": code(name),
                 "title": link(s.get("title") or name, s.get("url")),
                 "role": escape(ROLES.get(s.get("role"), s.get("role") or DASH)),
-                "dates": Md(", ".join(dates) or DASH),
+                "dates": Md(", ").join(dates) or Md(DASH),
                 "status": escape(s.get("status") or DASH),
             }
         )

@@ -117,11 +117,11 @@ def _utilization_note(ctx: Context, rows) -> Md | None:
                 usd,
                 system=n,
             )
-            costs.append(f"{ctx.label(n)} {shown}")
-        parts.append(f"at {escape(row.get('alternative'))}, " + ", ".join(costs))
+            costs.append(Md("{} {}").format(ctx.label(n), shown))
+        parts.append(Md("at {}, {}").format(row.get("alternative"), Md(", ").join(costs)))
     if not parts:
         return None
     return Md(
         "Utilization scales every system's cost per token by the same factor, so it moves "
-        "no ratio; it moves the absolute cost per million tokens: " + "; ".join(parts) + "."
-    )
+        "no ratio; it moves the absolute cost per million tokens: {}."
+    ).format(Md("; ").join(parts))

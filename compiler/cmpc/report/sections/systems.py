@@ -48,35 +48,35 @@ def _system(ctx: Context, name) -> dict:
     irs = ctx.ir_systems.get(name) or {}
     at = s.get("at_target") or {}
     unit = at.get("unit") or ctx.unit()
-    rows: list[tuple[str, Md]] = []
+    rows: list[tuple[Md, Md]] = []
     acc = s.get("accelerator") or irs.get("accelerator")
     count = irs.get("count")
     if acc:
         rows.append(
-            ("Accelerator", Md(f"{escape(acc)} \u00d7 {count}" if count else str(escape(acc))))
+            (Md("Accelerator"), Md("{} \u00d7 {}").format(acc, count) if count else escape(acc))
         )
     gpus = s.get("gpus")
     shown = ctx.fig.add(
         f"{name}.gpus", "GPUs", gpus, "gpus", number(gpus), system=name, source="spec"
     )
-    rows.append(("GPUs (the per-GPU denominator)", Md(f"{shown}{ctx.parallel_note(irs)}")))
+    rows.append((Md("GPUs (the per-GPU denominator)"), shown + ctx.parallel_note(irs)))
     mem = irs.get("memory_bytes")
     if is_number(mem):
-        text = f"{gigabytes(mem)} per GPU"
+        text = Md("{} per GPU").format(gigabytes(mem))
         if is_number(irs.get("usable_memory_bytes")):
-            text += f" (usable {gigabytes(irs['usable_memory_bytes'])})"
-        rows.append(("Memory", Md(text)))
+            text += Md(" (usable {})").format(gigabytes(irs["usable_memory_bytes"]))
+        rows.append((Md("Memory"), text))
     if irs.get("interconnect"):
-        rows.append(("Interconnect", escape(irs["interconnect"])))
+        rows.append((Md("Interconnect"), escape(irs["interconnect"])))
     engine = s.get("engine") or irs.get("engine")
     if engine:
         version = s.get("engine_version") or irs.get("engine_version")
-        text = f"{escape(engine)} " + (escape(version) if version else "(version not stated)")
+        text = Md("{} {}").format(engine, version or Md("(version not stated)"))
         if irs.get("image"):
-            text += f", image {code(irs['image'])}"
-        rows.append(("Engine", Md(text)))
+            text += Md(", image {}").format(code(irs["image"]))
+        rows.append((Md("Engine"), text))
     if irs.get("model"):
-        rows.append(("Model", escape(irs["model"])))
+        rows.append((Md("Model"), escape(irs["model"])))
     for key, title in (
         ("precision", "Precision"),
         ("speculative", "Speculative decoding"),
@@ -84,18 +84,16 @@ def _system(ctx: Context, name) -> dict:
     ):
         value = irs.get(key)
         if isinstance(value, dict) and value:
+            pair = Md("{} {}")
             rows.append(
-                (
-                    title,
-                    Md(", ".join(f"{escape(k)} {escape(v)}" for k, v in sorted(value.items()))),
-                )
+                (Md(title), Md(", ").join(pair.format(k, v) for k, v in sorted(value.items())))
             )
-    rows.append(("Data", ctx.origin_text(name)))
+    rows.append((Md("Data"), ctx.origin_text(name)))
     where = "at the target" if ctx.target() else "with no latency target"
-    rows.append((f"Throughput {where} ({unit})", _throughput_text(ctx, name, s, at)))
+    rows.append((Md("Throughput {} ({})").format(where, unit), _throughput_text(ctx, name, s, at)))
     load = get_in(ctx.results, "load", "systems", name)
     if isinstance(load, list) and load:
-        rows.append(("Load conditions", load_text(load)))
+        rows.append((Md("Load conditions"), load_text(load)))
     comp = ctx.comparisons.get(name)
     if comp and is_number(comp.get("throughput_ratio")):
         tr = comp["throughput_ratio"]
@@ -108,7 +106,8 @@ def _system(ctx: Context, name) -> dict:
             system=name,
             source="cmpc",
         )
-        rows.append((f"Relative to {ctx.label(comp.get('baseline'))}", Md(f"{shown}\u00d7")))
+        relative = Md("Relative to {}").format(ctx.label(comp.get("baseline")))
+        rows.append((relative, shown + Md("\u00d7")))
     elif name == ctx.baseline:
         one = ctx.n(
             f"{name}.throughput_ratio",
@@ -118,30 +117,29 @@ def _system(ctx: Context, name) -> dict:
             ratio,
             system=name,
         )
-        rows.append(("Relative to the baseline", Md(f"{one}\u00d7 (the baseline)")))
-    rows.append(("Prefix-cache hit rate", _hit_rate(ctx, name, s)))
+        rows.append((Md("Relative to the baseline"), one + Md("\u00d7 (the baseline)")))
+    rows.append((Md("Prefix-cache hit rate"), _hit_rate(ctx, name, s)))
     cost = s.get("cost") or {}
     if is_number(cost.get("usd_per_gpu_hour")):
         basis = get_in(cost, "price", "basis")
         rows.append(
             (
                 "Price",
-                Md(
-                    f"{ctx.price_shown(name)} per GPU-hour"
-                    + (f" ({escape(basis)})" if basis else "")
-                ),
+                ctx.price_shown(name)
+                + Md(" per GPU-hour")
+                + (Md(" ({})").format(basis) if basis else Md("")),
             )
         )
         per_m = cost.get("usd_per_million_tokens")
         basis_t = cost.get("token_basis") or "total"
-        label = f"Cost per million {escape(basis_t)} tokens"
+        label = Md("Cost per million {} tokens").format(basis_t)
         if is_number(per_m):
             rows.append(
                 (
                     label,
                     ctx.fig.add(
                         f"{name}.usd_per_million_tokens",
-                        label,
+                        str(label),
                         per_m,
                         "USD/Mtok",
                         usd(per_m),
@@ -174,7 +172,7 @@ def _system(ctx: Context, name) -> dict:
             source="spec",
         )
         basis = escape(energy.get("basis") or DASH)
-        rows.append(("Power", Md(f"{shown} W per GPU ({basis})")))
+        rows.append((Md("Power"), Md("{} W per GPU ({})").format(shown, basis)))
         if is_number(energy.get("joules_per_token")):
             j = energy["joules_per_token"]
             shown = ctx.fig.add(
@@ -186,15 +184,15 @@ def _system(ctx: Context, name) -> dict:
                 system=name,
                 source="cmpc",
             )
-            rows.append(("Energy per token", Md(f"{shown} J")))
+            rows.append((Md("Energy per token"), shown + Md(" J")))
     for note in s.get("notes") or []:
-        rows.append(("Note", escape_prose(note)))
+        rows.append((Md("Note"), escape_prose(note)))
     return {
         "name": name,
         "label": ctx.label(name),
         "baseline": name == ctx.baseline,
         "origin": ctx.origin(name),
-        "rows": [(Md(k), v) for k, v in rows],  # labels are built from escaped parts
+        "rows": rows,
         "points": _points(ctx, name, s),
     }
 
@@ -212,26 +210,26 @@ def _throughput_text(ctx: Context, name, s, at) -> Md:
             system=name,
             source=ctx.data_source(name),
         )
-        text = f"{shown}"
+        text = shown
         knots = at.get("knots") or []
         method = at.get("method")
         if method in READS and len(knots) == 2:
             lo, hi = knots
-            text += (
-                f" (read {escape(method)} between "
-                f"{number(lo.get('interactivity_tok_s_user'))} and "
-                f"{number(hi.get('interactivity_tok_s_user'))} tok/s/user)"
+            text += Md(" (read {} between {} and {} tok/s/user)").format(
+                method,
+                number(lo.get("interactivity_tok_s_user")),
+                number(hi.get("interactivity_tok_s_user")),
             )
         elif method == "reported":
-            text += " (as reported)"
+            text += Md(" (as reported)")
         elif method == "peak" and knots:
             x = knots[0].get("interactivity_tok_s_user")
             text += (
-                f" (peak of the frontier, at {number(x)} tok/s/user)"
+                Md(" (peak of the frontier, at {} tok/s/user)")
                 if len(s.get("points") or []) > 1
-                else f" (the one run as measured, at {number(x)} tok/s/user)"
-            )
-        return Md(text)
+                else Md(" (the one run as measured, at {} tok/s/user)")
+            ).format(number(x))
+        return text
     if at.get("reachable") is False:
         front = s.get("frontier") or []
         xs = [
@@ -239,20 +237,21 @@ def _throughput_text(ctx: Context, name, s, at) -> Md:
             for p in front
             if is_number(p.get("interactivity_tok_s_user"))
         ]
-        text = "unreachable: the target lies outside the measured frontier"
+        text = Md("unreachable: the target lies outside the measured frontier")
         if xs:
-            text += f" ({number(min(xs))}\u2013{number(max(xs))} tok/s/user)"
-        return Md(text + "; never extrapolated")
+            text += Md(" ({}\u2013{} tok/s/user)").format(number(min(xs)), number(max(xs)))
+        return text + Md("; never extrapolated")
     rel = at.get("relative")
     if rel and is_number(rel.get("ratio")):
         if rel.get("to") == name:
             return Md("not reported in absolute terms: the reference of the published ratio")
-        return Md(
-            f"not reported in absolute terms: only a ratio of {ratio(rel['ratio'])} "
-            f"to {ctx.label(rel.get('to'))} was published"
+        return Md("not reported in absolute terms: only a ratio of {} to {} was published").format(
+            ratio(rel["ratio"]), ctx.label(rel.get("to"))
         )
     if is_number(at.get("throughput_per_gpu")):
-        return Md(f"{number(at['throughput_per_gpu'])} tok/s/gpu; not convertible to {unit}")
+        return Md("{} tok/s/gpu; not convertible to {}").format(
+            number(at["throughput_per_gpu"]), unit
+        )
     return Md("not available")
 
 
@@ -268,7 +267,7 @@ def _hit_rate(ctx: Context, name, s) -> Md:
             system=name,
             source=basis,
         )
-        return Md(f"{shown} ({escape(basis)})")
+        return Md("{} ({})").format(shown, basis)
     if ctx.ir_systems.get(name, {}).get("cache_hit_rate_unknown"):
         return Md("unknown (stated as not published)")
     return Md("unknown")
