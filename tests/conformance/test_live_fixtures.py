@@ -290,12 +290,76 @@ def _sglang(case: Path) -> Iterator[Figure]:
     yield from _vllm_like(doc, result, names, rebuilt)
 
 
+# inference-perf's latency names -> cmpc's, where the definitions agree
+INFERENCE_PERF_METRICS = {
+    "ttft": "time_to_first_token",
+    "e2el": "request_latency",
+    "e2e_per_token": "normalized_time_per_output_token",
+}
+
+
 def _inference_perf(case: Path) -> Iterator[Figure]:
-    """Not read yet (issue 15 item 4): cmpc must say so (E302), never print figures."""
-    for name in ("per_request_lifecycle_metrics.json", "summary_lifecycle_metrics.json"):
-        outcome = run_stats([str(case / name)], as_json=True)
-        assert [d.code for d in outcome.diagnostics] == ["E302"], outcome.diagnostics
-    yield from ()
+    """The per-request file and every report (summary, stages) against the summary: one
+    stage here, so the stage report is the summary's figures again."""
+    summary = json.loads((case / "summary_lifecycle_metrics.json").read_text())
+    successes = summary["successes"]
+    reports = sorted(case.glob("*_lifecycle_metrics.json"))
+    assert {p.name for p in reports} >= {"per_request_lifecycle_metrics.json"}
+    for path in reports:
+        name = path.name.removesuffix("_lifecycle_metrics.json")
+        doc = _stats(str(path))
+        assert doc["format"] == "inference-perf"
+        yield Figure(f"{name} succeeded", doc["requests"]["succeeded"], successes["count"])
+        yield Figure(f"{name} failed", doc["requests"]["failed"], summary["failures"]["count"])
+        yield Figure(f"{name} duration_s", doc["duration_s"], summary["benchmark_time_seconds"])
+        tokens = successes["prompt_tokens"]
+        yield Figure(f"{name} input tokens", doc["tokens"]["input"], tokens["total"])
+        yield Figure(f"{name} cached input tokens", doc["tokens"]["cached_input"], tokens["cached"])
+        yield Figure(
+            f"{name} output tokens", doc["tokens"]["output"], successes["output_tokens"]["total"]
+        )
+        for ours, theirs in (
+            ("requests_per_s", "requests_per_sec"),
+            ("input_tokens_per_s", "input_tokens_per_sec"),
+            ("output_tokens_per_s", "output_tokens_per_sec"),
+            ("total_tokens_per_s", "total_tokens_per_sec"),
+        ):
+            yield Figure(f"{name} {ours}", doc["throughput"][ours], successes["throughput"][theirs])
+        for metric, tag in INFERENCE_PERF_METRICS.items():
+            tool = successes["latency"][tag]
+            for stat in (*STATS, "min", "max"):
+                key = {"p50": "median"}.get(stat, stat)
+                yield Figure(f"{name} {metric} {stat}", _ms(doc, metric, stat), tool[key] * 1e3)
+        if name != "per_request":
+            # the tool's TPOT and ITL are other definitions: a report gives cmpc no such figure
+            assert doc["metrics"]["tpot_ms"] is None and doc["metrics"]["chunk_gap_ms"] is None
+            continue
+        # inference-perf's TPOT ((last token − first token)/(n − 1)) is kept per request under
+        # tool_metrics; its ITL pools the per-token deltas: every chunk gap (cmpc's chunk_gap)
+        # and a 0 for each further token of a chunk, n − 1 deltas per request in all
+        (run,), _ = load_runs(str(path))
+        req = run.requests
+        assert req is not None and req.gaps is not None and req.gap_offsets is not None
+        assert req.output_tokens is not None and successes["token_count_mismatches"] == 0
+        tpot = req.extra["time_per_output_token_s"][req.ok]
+        tpot = tpot[~np.isnan(tpot)]
+        chunks = np.diff(req.gap_offsets)[req.ok] + 1
+        zeros = int(np.sum(req.output_tokens[req.ok] - chunks))
+        deltas = np.concatenate([req.gaps, np.zeros(zeros)])
+        for tag, values in (("time_per_output_token", tpot), ("inter_token_latency", deltas)):
+            tool = successes["latency"][tag]
+            for stat in (*STATS, "min", "max"):
+                key = {"p50": "median"}.get(stat, stat)
+                ours = float(np.mean(values)) if stat == "mean" else _np_stat(values, stat)
+                yield Figure(f"inference-perf {tag} {stat}", ours, tool[key])
+
+
+def _np_stat(values: np.ndarray, stat: str) -> float:
+    if stat == "min":
+        return float(np.min(values))
+    if stat == "max":
+        return float(np.max(values))
+    return float(np.percentile(values, float(stat[1:])))
 
 
 TOOLS: dict[str, Callable[[Path], Iterator[Figure]]] = {

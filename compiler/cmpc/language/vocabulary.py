@@ -165,6 +165,7 @@ Format = Literal[
     "guidellm",
     "llmperf",
     "genai-bench",
+    "inference-perf",
     "inferencex",
     "cmpc",
 ]

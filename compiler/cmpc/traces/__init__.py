@@ -23,6 +23,7 @@ _MODULES = {
     "guidellm": "guidellm",
     "llmperf": "llmperf",
     "genai-bench": "genai_bench",
+    "inference-perf": "inference_perf",
     "inferencex": "inferencex",
     "cmpc": "cmpc_jsonl",
 }

@@ -42,6 +42,15 @@ _SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
             r'"(e2e_latency|num_completed_requests)"',
         ),
     ),
+    # per-request lifecycle list (`start_time` + `request_metrics`; a failed request's `info`
+    # too) or a stage/summary report (`benchmark_time_seconds` + `load_summary`)
+    "inference-perf": (
+        "any",
+        (
+            r'"(start_time|benchmark_time_seconds)"\s*:',
+            r'"(request_metrics|load_summary)"\s*:',
+        ),
+    ),
     "inferencex": (
         "any",
         (r'"(tput_per_gpu|request_metrics)"\s*:', r'"(hw|hardware|conc|scenario_type)"\s*:'),
