@@ -6,7 +6,8 @@ import os
 import re
 import traceback
 
-from cmpc.diagnostics import error
+from cmpc.diagnostics import Diagnostic, error
+from cmpc.jsontypes import JsonObject
 from cmpc.report import figures as F
 from cmpc.report.environment import make_environment
 from cmpc.report.html import to_html
@@ -16,7 +17,9 @@ from cmpc.report.text import Md
 REPORT_TEMPLATE = "report.md.j2"
 
 
-def render_outputs(results: dict, *, html: bool = False, template_dir: str | None = None):
+def render_outputs(
+    results: JsonObject, *, html: bool = False, template_dir: str | None = None
+) -> tuple[dict[str, str | bytes], list[Diagnostic]]:
     """Every report file as {relative path: content}, and diagnostics.
 
     Nothing is written here: build.write_atomically moves the files into place only when the
@@ -78,7 +81,9 @@ def render_outputs(results: dict, *, html: bool = False, template_dir: str | Non
     return files, problems
 
 
-def render_markdown(results: dict, report: dict, template_dir: str | None):
+def render_markdown(
+    results: JsonObject, report: JsonObject, template_dir: str | None
+) -> tuple[str | None, list[Diagnostic]]:
     """report.md from the package templates, or from `template_dir` first (sandboxed)."""
     import jinja2
     from jinja2.sandbox import SecurityError
@@ -146,7 +151,7 @@ def _drop_unreferenced_footnotes(text: str) -> str:
     )
 
 
-def _template_position(exc: BaseException, where: str) -> dict:
+def _template_position(exc: BaseException, where: str) -> JsonObject:
     """`file` and `record` of the innermost template line in a rendering traceback."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(".j2")]
     if not frames:

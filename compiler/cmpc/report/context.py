@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeAlias
 
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs  # typing.TypeIs from Python 3.13
+
+from cmpc.jsontypes import JsonObject
 from cmpc.report.text import (
     DASH,
     Md,
@@ -19,7 +25,7 @@ from cmpc.report.words import (
 )
 
 
-def get_in(mapping, *keys, default=None):
+def get_in(mapping: object, *keys: object, default: Any = None) -> Any:
     """`mapping[k1][k2]...`, or `default` where any level is missing or None."""
     value = mapping
     for key in keys:
@@ -31,7 +37,8 @@ def get_in(mapping, *keys, default=None):
     return value
 
 
-def is_number(x) -> bool:
+def is_number(x: object) -> TypeIs[float]:
+    """A finite number (not a bool): what a figure needs before it is shown or computed with."""
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
@@ -39,18 +46,18 @@ def is_number(x) -> bool:
 class Registry:
     """Every figure the report displays, for figures.csv (first registration of an id wins)."""
 
-    rows: list[dict] = field(default_factory=list)
+    rows: list[JsonObject] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
 
     def add(
         self,
         fid: str,
         quantity: str,
-        value,
+        value: object,
         unit: str,
         shown: Md,
         *,
-        system: str = "",
+        system: str | None = "",
         source: str = "",
     ) -> Md:
         if fid not in self.seen and value is not None:
@@ -69,20 +76,25 @@ class Registry:
         return shown
 
 
+# Objects keyed by their `name` (or `system`): results may lack one, and a lookup with a
+# missing name (None) finds nothing instead of failing.
+ByName: TypeAlias = dict[Any, JsonObject]
+
+
 @dataclass(frozen=True)
 class Context:
     """One results dict indexed for the sections; `fig` collects every figure they display."""
 
-    results: dict
-    ir: dict
-    sources: dict
-    ir_systems: dict
+    results: JsonObject
+    ir: JsonObject
+    sources: ByName
+    ir_systems: ByName
     order: list[str]
-    systems: dict
-    conditions: dict
+    systems: ByName
+    conditions: JsonObject
     synthetic: bool
     baseline: str | None
-    comparisons: dict
+    comparisons: ByName
     fig: Registry = field(default_factory=Registry)
 
     @classmethod
@@ -105,19 +117,29 @@ class Context:
             comparisons={c.get("system"): c for c in results.get("comparisons") or []},
         )
 
-    def n(self, fid, quantity, value, unit, fmt=number, *, system="", source="cmpc") -> Md:
+    def n(
+        self,
+        fid: str,
+        quantity: str,
+        value: object,
+        unit: str,
+        fmt: Callable[[float], Md] = number,
+        *,
+        system: str | None = "",
+        source: str = "cmpc",
+    ) -> Md:
         """`fmt(value)`, registered for figures.csv; `n/a` when the value is missing."""
         if not is_number(value):
             return Md(DASH)
         return self.fig.add(fid, quantity, value, unit, fmt(value), system=system, source=source)
 
-    def label(self, name) -> Md:
+    def label(self, name: str | None) -> Md:
         if name is None:
             return Md("the baseline")
         s = self.systems.get(name) or {}
         return escape(s.get("label") or self.ir_systems.get(name, {}).get("label") or name)
 
-    def source_title(self, name) -> Md:
+    def source_title(self, name: str | None) -> Md:
         if name is None:
             return Md(DASH)
         src = self.sources.get(name)
@@ -131,7 +153,7 @@ class Context:
     def per(self) -> str:
         return get_in(self.conditions, "normalize", "per", default="gpu")
 
-    def origin(self, name) -> str:
+    def origin(self, name: str | None) -> str:
         """measured | reported | synthetic."""
         s = self.systems.get(name) or {}
         src = self.sources.get(s.get("source")) or {}
@@ -139,7 +161,7 @@ class Context:
             return "synthetic"
         return "measured" if s.get("data") == "runs" else "reported"
 
-    def data_source(self, name) -> str:
+    def data_source(self, name: str | None) -> str:
         s = self.systems.get(name) or {}
         origin = self.origin(name)
         if s.get("data") == "runs":
@@ -148,10 +170,10 @@ class Context:
         title = (self.sources.get(src) or {}).get("title") or src or "unknown source"
         return f"{origin}: {title}"
 
-    def target(self) -> dict:
+    def target(self) -> JsonObject:
         return get_in(self.conditions, "latency", "target", default={}) or {}
 
-    def price_shown(self, name) -> Md:
+    def price_shown(self, name: str | None) -> Md:
         price = get_in(self.systems, name, "cost", "usd_per_gpu_hour")
         return self.fig.add(
             f"{name}.price",
@@ -163,16 +185,16 @@ class Context:
             source=self.price_source(name),
         )
 
-    def price_source(self, name) -> str:
+    def price_source(self, name: str | None) -> str:
         p = get_in(self.systems, name, "cost", "price", default={})
         return self.plain_source(p.get("source"), p.get("as_of"))
 
-    def plain_source(self, src, as_of=None) -> str:
+    def plain_source(self, src: str | None, as_of: str | None = None) -> str:
         """A source as plain text for figures.csv: its title (or name) and date."""
         title = (self.sources.get(src) or {}).get("title") or src or "spec"
         return f"{title}, as of {as_of}" if as_of else title
 
-    def parallel_note(self, irs) -> Md:
+    def parallel_note(self, irs: JsonObject) -> Md:
         """` (tp 8)`: the layout behind a GPU count, when the spec declares one."""
         par = irs.get("parallel") or {}
         if not par.get("declared"):
@@ -188,7 +210,7 @@ class Context:
             return Md(" ({}; {} {} no GPUs)").format(layout, Md(", ").join(extra), verb)
         return Md(" ({})").format(layout)
 
-    def origin_text(self, name) -> Md:
+    def origin_text(self, name: str) -> Md:
         s = self.systems.get(name) or {}
         origin = self.origin(name)
         if s.get("data") == "runs":
@@ -207,7 +229,7 @@ class Context:
         bits = Md(", ").join(self.source_bits(s.get("source")))
         return Md("{} by {}; not recomputed by cmpc").format(origin, bits)
 
-    def source_bits(self, name) -> list[Md]:
+    def source_bits(self, name: str | None) -> list[Md]:
         src = self.sources.get(name) or {}
         bits = [self.source_title(name)]
         if src.get("role") and src["role"] != "synthetic":  # the origin already says synthetic
@@ -219,7 +241,7 @@ class Context:
             bits.append(escape(src["status"].replace("_", "-")))
         return bits
 
-    def source_date(self, name) -> Md:
+    def source_date(self, name: str | None) -> Md:
         src = self.sources.get(name) or {}
         for key in ("snapshot", "run_date", "retrieved"):
             if src.get(key):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 
 import jinja2
 from jinja2.loaders import split_template_path
@@ -11,7 +12,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from cmpc.report import text as T
 
 
-def _finalize(value):
+def _finalize(value: object) -> str:
     """Every `{{ ... }}` output: cmpc's Markdown passes, numbers are formatted, text escaped."""
     if isinstance(value, T.Md):
         return value
@@ -25,7 +26,7 @@ def _finalize(value):
 
 
 @jinja2.pass_context
-def _footnote(context, key: str) -> T.Md:
+def _footnote(context: jinja2.runtime.Context, key: str) -> T.Md:
     """A footnote mark `[^key]`; the key must be one the report defines."""
     notes = context["report"]["footnotes"]
     if key not in notes:
@@ -33,7 +34,7 @@ def _footnote(context, key: str) -> T.Md:
     return T.Md("[^{}]").format(key)
 
 
-def _join(items, separator: str = ", ") -> T.Md:
+def _join(items: Iterable[object], separator: str = ", ") -> T.Md:
     """`join` that keeps cmpc's Markdown and escapes everything else (jinja's `join` would
     return plain text, which the output then escapes a second time)."""
     sep = T.SPECIAL.sub(r"\\\1", " ".join(str(separator).splitlines()))
@@ -61,7 +62,9 @@ class FolderLoader(jinja2.FileSystemLoader):
         super().__init__(folder)
         self.root = os.path.realpath(folder)
 
-    def get_source(self, environment, template):
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
         path = os.path.join(self.root, *split_template_path(template))
         real = os.path.realpath(path)
         if os.path.lexists(path) and os.path.commonpath([real, self.root]) != self.root:

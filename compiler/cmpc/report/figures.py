@@ -6,8 +6,13 @@ import csv
 import io
 import math
 import textwrap
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs  # typing.TypeIs from Python 3.13
 
 from cmpc.compute.frontier import Method, Point, read_at, steffen_curve
+from cmpc.jsontypes import JsonObject
 from cmpc.report import svg
 from cmpc.report.text import csv_value, number, ratio
 from cmpc.safe_text import csv_cell
@@ -26,7 +31,7 @@ COLORS = (
 )
 
 
-def _finite(x: object) -> bool:
+def _finite(x: object) -> TypeIs[float]:
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
@@ -39,11 +44,11 @@ def _wrap(label: object, width: int = 16) -> str:
     return textwrap.fill(_text(label), width)
 
 
-def has_sweep(results: dict) -> bool:
+def has_sweep(results: JsonObject) -> bool:
     return any((s or {}).get("points") for s in (results.get("systems") or {}).values())
 
 
-def _scale(results: dict) -> tuple[dict, str]:
+def _scale(results: JsonObject) -> tuple[dict, str]:
     """Per-system factor from tok/s/gpu to the normalization unit, and the unit plotted."""
     unit = ((results.get("conditions") or {}).get("normalize") or {}).get("unit") or "tok/s/gpu"
     systems = results.get("systems") or {}
@@ -61,7 +66,7 @@ def _scale(results: dict) -> tuple[dict, str]:
     return scales, unit
 
 
-def frontier_svg(results: dict, order: list[str], labels: dict[str, str]) -> str:
+def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) -> str:
     """Throughput per unit against interactivity: points, frontier as read, target, reads."""
     import numpy as np
 
@@ -71,7 +76,8 @@ def frontier_svg(results: dict, order: list[str], labels: dict[str, str]) -> str
     target = (latency.get("target") or {}).get("interactivity_tok_s_user")
     scales, unit = _scale(results)
 
-    marks, unreachable = [], []
+    marks: list[svg.Points | svg.Line | svg.VLine | svg.Flag] = []
+    unreachable: list[tuple[str, str]] = []
     for i, name in enumerate(order):
         s = systems.get(name) or {}
         points = s.get("points") or []
@@ -135,12 +141,14 @@ def frontier_svg(results: dict, order: list[str], labels: dict[str, str]) -> str
     return svg.render(svg.Chart((axes,), "Throughput against interactivity", columns=3))
 
 
-def summary_svg(view: dict, results: dict, order: list[str], labels: dict[str, str]) -> str:
+def summary_svg(
+    view: JsonObject, results: JsonObject, order: list[str], labels: dict[str, str]
+) -> str:
     """Reported figures only: throughput relative to the baseline, and relative cost per token
     under equal prices and each declared price scenario."""
-    baseline = results.get("baseline")
+    baseline = str(results.get("baseline"))  # the checker requires one
     systems = results.get("systems") or {}
-    absolute = {
+    absolute: dict[str, Any] = {
         n: ((systems.get(n) or {}).get("at_target") or {}).get("throughput_per_unit") for n in order
     }
     unit = ((results.get("conditions") or {}).get("normalize") or {}).get("unit") or ""
@@ -149,10 +157,10 @@ def summary_svg(view: dict, results: dict, order: list[str], labels: dict[str, s
         where = "at the target" if has_target else "as reported"
         tput, tput_label = absolute, f"throughput {where} ({unit})"
     else:
-        tput = {baseline: 1.0}
+        ratios: dict[str, Any] = {baseline: 1.0}
         for c in results.get("comparisons") or []:
-            tput[c.get("system")] = c.get("throughput_ratio")
-        tput = {n: tput.get(n) for n in order}
+            ratios[c.get("system")] = c.get("throughput_ratio")
+        tput = {n: ratios.get(n) for n in order}
         tput_label = f"throughput {unit} relative to {_text(labels.get(baseline, baseline))}"
     scenarios = view["cost"]["scenarios"]
 
@@ -204,7 +212,7 @@ def summary_svg(view: dict, results: dict, order: list[str], labels: dict[str, s
     return svg.render(svg.Chart(panels, "Throughput and cost per token", columns=3))
 
 
-def _curve(front: list, grid, method: str) -> list:
+def _curve(front: list[Point], grid: Any, method: str) -> list[float | None]:
     """The frontier as read at each grid point: `read_at`'s values, in one pass for Steffen."""
     if Method(method) is Method.STEFFEN:  # read_at reads steffen_curve one target at a time
         return [float(v) for v in steffen_curve(front, grid)]
@@ -227,7 +235,7 @@ def _times(value: object, k: float) -> float | None:
     return value * k if _finite(value) else None
 
 
-def figures_csv(rows: list[dict]) -> str:
+def figures_csv(rows: list[JsonObject]) -> str:
     """Every figure the report displays: id, quantity, system, value, unit, displayed, source.
 
     Cells hold spec text, so each goes through `csv_cell`: none becomes a formula, numbers stay

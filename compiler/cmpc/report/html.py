@@ -4,6 +4,14 @@ from __future__ import annotations
 
 import html as htmllib
 import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.renderer import RendererProtocol
+    from markdown_it.token import Token
+    from markdown_it.utils import EnvType, OptionsDict
 
 STYLE = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
 line-height:1.45;color:#222}table{border-collapse:collapse;margin:1rem 0}
@@ -14,19 +22,27 @@ background:#fff4f4}.footnotes{font-size:.9em}svg{max-width:100%;height:auto}"""
 _PROLOGUE = re.compile(r"^\s*(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?", re.DOTALL)
 
 
-def _parser(figures: dict):
+def _parser(figures: Mapping[str, str | bytes]) -> MarkdownIt:
     from markdown_it import MarkdownIt
+    from markdown_it.renderer import RendererHTML
     from mdit_py_plugins.anchors import anchors_plugin
     from mdit_py_plugins.footnote import footnote_plugin
 
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable("table").use(footnote_plugin).use(anchors_plugin, min_level=2, max_level=3)
-    default_image = md.renderer.rules.get("image")
+    assert isinstance(md.renderer, RendererHTML)  # the default renderer, whose rules we extend
+    default_image = md.renderer.rules["image"]
 
-    def image(renderer, tokens, idx, options, env):
+    def image(
+        renderer: RendererProtocol,
+        tokens: Sequence[Token],
+        idx: int,
+        options: OptionsDict,
+        env: EnvType,
+    ) -> str:
         src = tokens[idx].attrGet("src")
         content = figures.get(src) if isinstance(src, str) else None
-        if isinstance(content, str) and src.endswith(".svg"):
+        if isinstance(content, str) and isinstance(src, str) and src.endswith(".svg"):
             return f'<figure class="cmpc-figure">{_PROLOGUE.sub("", content, count=1)}</figure>'
         return default_image(tokens, idx, options, env)
 
@@ -34,7 +50,7 @@ def _parser(figures: dict):
     return md
 
 
-def to_html(markdown: str, title: str, files: dict) -> str:
+def to_html(markdown: str, title: str, files: Mapping[str, str | bytes]) -> str:
     """A standalone page; spec text stays text because raw HTML in Markdown is not passed."""
     body = _parser(files).render(markdown)
     plain = re.sub(r"\\(.)", r"\1", str(title))

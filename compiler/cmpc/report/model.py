@@ -8,6 +8,7 @@ specs gain fields faster than the report does.
 
 from __future__ import annotations
 
+from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, Registry
 from cmpc.report.sections import (
     assumptions,
@@ -40,7 +41,7 @@ class View:
         """Every figure the report displays (filled by `build`)."""
         return self.ctx.fig
 
-    def build(self) -> dict:
+    def build(self) -> JsonObject:
         """The `report` variable of the templates (documented in docs/templates.md).
 
         The sections run in this order because the first registration of a figure names it in

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cmpc.safe_text import visible
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs  # typing.TypeIs from Python 3.13
 
 FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
 PAD = 8.0
@@ -111,7 +115,7 @@ class Chart(NamedTuple):
     height: float = 400.0
 
 
-def plottable(x: object) -> bool:
+def plottable(x: object) -> TypeIs[float]:
     """A number an axis can hold: finite, and small enough that a padded range stays finite."""
     return (
         isinstance(x, int | float)
@@ -179,7 +183,7 @@ def tick_labels(values: list[float], step: float) -> list[str]:
     return [f"{v / scale + 0.0:,.{min(decimals, 12)}f}{suffix}" for v in values]
 
 
-def _pairs(xs, ys):
+def _pairs(xs: Sequence[float | None], ys: Sequence[float | None]) -> list[tuple[float, float]]:
     return [(x, y) for x, y in zip(xs, ys, strict=False) if plottable(x) and plottable(y)]
 
 
@@ -240,25 +244,43 @@ class _Panel:
         return min(widest + 8 + (SIZE * 1.6 if self.axes.ylabel else 0) + PAD, 0.45 * slot)
 
 
-def _path(*points) -> str:
+def _path(*points: tuple[float, float]) -> str:
     return "M" + "L".join(f"{num(x)} {num(y)}" for x, y in points)
 
 
 class _Canvas:
-    def __init__(self):
+    def __init__(self) -> None:
         self.out: list[str] = []
 
     def add(self, element: str) -> None:
         self.out.append(element)
 
-    def text(self, x, y, s, size, anchor="start", color="#000", rotate=False) -> None:
+    def text(
+        self,
+        x: float,
+        y: float,
+        s: str,
+        size: float,
+        anchor: str = "start",
+        color: str = "#000",
+        rotate: bool = False,
+    ) -> None:
         turn = f' transform="rotate(-90 {num(x)} {num(y)})"' if rotate else ""
         self.add(
             f'<text x="{num(x)}" y="{num(y)}" font-size="{num(size)}" text-anchor="{anchor}"'
             f' fill="{color}"{turn}>{esc(s)}</text>'
         )
 
-    def marker(self, x, y, shape, size, color, opacity=1.0, edge="") -> None:
+    def marker(
+        self,
+        x: float,
+        y: float,
+        shape: str,
+        size: float,
+        color: str,
+        opacity: float = 1.0,
+        edge: str = "",
+    ) -> None:
         paint = f'fill="{color}"' + (f' fill-opacity="{num(opacity)}"' if opacity < 1 else "")
         paint += f' stroke="{edge}" stroke-width="1"' if edge else ""
         r = size
@@ -274,7 +296,17 @@ class _Canvas:
         else:
             self.add(f'<circle cx="{num(x)}" cy="{num(y)}" r="{num(r)}" {paint}/>')
 
-    def line(self, x1, y1, x2, y2, color, width, dashed=False, opacity=1.0) -> None:
+    def line(
+        self,
+        x1: float,
+        y1: float,
+        x2: float,
+        y2: float,
+        color: str,
+        width: float,
+        dashed: bool = False,
+        opacity: float = 1.0,
+    ) -> None:
         dash = ' stroke-dasharray="5 3"' if dashed else ""
         alpha = f' stroke-opacity="{num(opacity)}"' if opacity < 1 else ""
         self.add(
@@ -287,7 +319,7 @@ def _legend_entries(chart: Chart) -> list:
     return [m for p in chart.panels for m in p.marks if not isinstance(m, Flag) and m.label]
 
 
-def _swatch(c: _Canvas, m, x: float, y: float) -> None:
+def _swatch(c: _Canvas, m: Points | Line | Bars, x: float, y: float) -> None:
     if isinstance(m, Points):
         c.marker(x + 9, y, m.shape, min(m.size, 5.0), m.color, m.opacity, m.edge)
     elif isinstance(m, Bars):
@@ -322,7 +354,7 @@ def render(chart: Chart) -> str:
     return "\n".join(c.out) + "\n"
 
 
-def _draw_panel(c: _Canvas, p: _Panel, x0: float, slot: float, top: float, bottom: float):
+def _draw_panel(c: _Canvas, p: _Panel, x0: float, slot: float, top: float, bottom: float) -> None:
     a = p.axes
     left, right = x0 + p.left(slot), x0 + slot - PAD
     label_room = left - x0 - PAD - 8 - (SIZE * 1.6 if a.ylabel else 0) + 0.5
@@ -405,7 +437,9 @@ def _draw_panel(c: _Canvas, p: _Panel, x0: float, slot: float, top: float, botto
         c.text((left + right) / 2, top - TITLE * 0.7, fit(a.title, TITLE, pw), TITLE, "middle")
 
 
-def _draw_legend(c: _Canvas, entries: list, ncol: int, rows: int, width: float, y0: float):
+def _draw_legend(
+    c: _Canvas, entries: list[Any], ncol: int, rows: int, width: float, y0: float
+) -> None:
     # column-major, as matplotlib fills a legend: one system's entries stay together
     columns = [entries[k * rows : (k + 1) * rows] for k in range(ncol)]
     natural = [max(26 + text_width(m.label, SMALL) + 12 for m in col) for col in columns if col]

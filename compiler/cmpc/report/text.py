@@ -7,10 +7,13 @@ import operator
 import re
 import string
 from collections.abc import Iterable, Mapping
-from typing import SupportsIndex
+from typing import TYPE_CHECKING, SupportsIndex
 from urllib.parse import quote
 
 from cmpc.safe_text import visible
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs  # typing.TypeIs from Python 3.13
 
 DASH = "n/a"
 
@@ -49,7 +52,7 @@ class Md(str):
             escaped = _Escaped(args)
         return Md(str.__mod__(self, escaped))
 
-    def join(self, iterable: Iterable[object]) -> Md:  # type: ignore[override]
+    def join(self, iterable: Iterable[object]) -> Md:
         return Md(str.join(self, (escape(item) for item in iterable)))
 
     def format(self, *args: object, **kwargs: object) -> Md:
@@ -181,7 +184,7 @@ def footnote_key(name: object) -> str:
 # Numbers (every number a report shows goes through one of these)
 
 
-def _finite(x) -> bool:
+def _finite(x: object) -> TypeIs[float]:
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
@@ -191,7 +194,7 @@ def _trim(text: str) -> str:
     return text
 
 
-def percent(fraction, digits: int = 1, signed: bool = False) -> Md:
+def percent(fraction: object, digits: int = 1, signed: bool = False) -> Md:
     """A fraction as a percentage, rounded once, here: 0.1961 -> '19.6%'."""
     if not _finite(fraction):
         return Md(DASH)
@@ -204,7 +207,7 @@ def percent(fraction, digits: int = 1, signed: bool = False) -> Md:
     return Md(("+" if signed and value > 0 else "") + text)
 
 
-def number(x, digits: int | None = None) -> Md:
+def number(x: object, digits: int | None = None) -> Md:
     """A plain quantity: thousands separators, fewer decimals as numbers grow."""
     if x is None:
         return Md(DASH)
@@ -226,7 +229,7 @@ def number(x, digits: int | None = None) -> Md:
     return Md("\u2212" + text[1:] if text.startswith("-") else text)
 
 
-def ratio(x) -> Md:
+def ratio(x: object) -> Md:
     """A ratio to three decimals: 1.244, 0.804."""
     if x is not None and isinstance(x, float) and math.isinf(x):
         return Md("\u221e")
@@ -235,7 +238,7 @@ def ratio(x) -> Md:
     return Md(f"{x:.3f}")
 
 
-def usd(x) -> Md:
+def usd(x: object) -> Md:
     """Dollars: two decimals from $1, three significant digits below."""
     if x is not None and isinstance(x, float) and math.isinf(x):
         return Md("\u221e")
@@ -251,14 +254,14 @@ def usd(x) -> Md:
     return Md(f"${text}" if "e" not in text else f"${x:.3g}")
 
 
-def gigabytes(x) -> Md:
+def gigabytes(x: object) -> Md:
     """Bytes in GB (10^9)."""
     if not _finite(x):
         return Md(DASH)
     return Md(f"{number(x / 1e9)} GB")
 
 
-def csv_value(x) -> str:
+def csv_value(x: object) -> str:
     """A value as figures.csv stores it: full precision, the same on every platform."""
     if x is None:
         return ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from cmpc.report.text import Md, number
 
@@ -31,6 +32,12 @@ READS = {
     ),
     "linear": Md("linear interpolation between the two frontier points around the target"),
     "nearest": Md("the nearest frontier point to the target (the faster one on a tie)"),
+    "calculator": Md(
+        "InferenceX's calculator rule (`interpolateForGPU`, and `iso_interactivity.py` for its "
+        "blog tables): Steffen monotone cubic Hermite through the Pareto frontier with its end "
+        "slopes applied on two knots too, so a two-knot segment bends where d3's curve is "
+        "straight, clamped to the frontier's range"
+    ),
 }  # Markdown already: the Steffen read names d3's function as code
 PER = {
     "gpu": "per GPU",
@@ -73,20 +80,20 @@ def _natural(text: str) -> list:
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
 
 
-def load_text(conditions) -> Md:
+def load_text(conditions: Iterable[object]) -> Md:
     """Load conditions in natural order; `conc 1; conc 2; conc 4` becomes `conc 1, 2, 4`."""
     items = sorted((str(c) for c in conditions), key=_natural)
-    pairs = [re.fullmatch(r"(\w+) ([\d.]+)", c) for c in items]
-    if items and all(pairs) and len({p.group(1) for p in pairs}) == 1:
+    pairs = [m for c in items if (m := re.fullmatch(r"(\w+) ([\d.]+)", c))]
+    if items and len(pairs) == len(items) and len({p.group(1) for p in pairs}) == 1:
         return Md("{} ").format(pairs[0].group(1)) + Md(", ").join(p.group(2) for p in pairs)
     return Md("; ").join(items)
 
 
-def plural(n, word: str) -> Md:
+def plural(n: int, word: str) -> Md:
     return Md("{} {}").format(number(n), word + ("" if n == 1 else "s"))
 
 
-def token_phrase(count) -> str:
+def token_phrase(count: Iterable[str] | None) -> str:
     kinds = list(count or [])
     if set(kinds) == {"input", "output"}:
         return "total tokens"

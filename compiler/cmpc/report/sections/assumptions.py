@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, is_number
 from cmpc.report.sections.cost import tco_hourly
 from cmpc.report.text import (
@@ -15,7 +18,7 @@ from cmpc.report.text import (
 )
 
 
-def assumptions(ctx: Context) -> list[dict]:
+def assumptions(ctx: Context) -> list[JsonObject]:
     rows = []
     for name in ctx.order:
         irs = ctx.ir_systems.get(name) or {}
@@ -64,7 +67,14 @@ def assumptions(ctx: Context) -> list[dict]:
         tco = irs.get("tco") or {}
         if tco:
 
-            def t(key, unit, fmt=number, *, name=name, tco=tco):
+            def t(
+                key: str,
+                unit: str,
+                fmt: Callable[[float], Md] = number,
+                *,
+                name: str = name,
+                tco: JsonObject = tco,
+            ) -> Md:
                 return ctx.n(
                     f"{name}.tco.{key}",
                     f"TCO {key}",

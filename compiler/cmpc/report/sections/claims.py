@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, is_number
 from cmpc.report.text import (
     DASH,
@@ -15,7 +16,7 @@ from cmpc.report.text import (
 )
 
 
-def claims(ctx: Context) -> list[dict]:
+def claims(ctx: Context) -> list[JsonObject]:
     out = []
     for c in ctx.results.get("claims") or []:
         name = c.get("name") or "?"
@@ -61,7 +62,7 @@ def claims(ctx: Context) -> list[dict]:
     return out
 
 
-def claim_combinations(ctx: Context) -> list[dict]:
+def claim_combinations(ctx: Context) -> list[JsonObject]:
     out = []
     for i, c in enumerate(ctx.results.get("claim_combinations") or []):
         value = c.get("value")
@@ -90,7 +91,7 @@ def claim_combinations(ctx: Context) -> list[dict]:
     return out
 
 
-def capacity(ctx: Context) -> dict | None:
+def capacity(ctx: Context) -> JsonObject | None:
     cap = ctx.results.get("capacity")
     if not isinstance(cap, dict):
         return None

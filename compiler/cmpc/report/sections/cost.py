@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
+from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, get_in, is_number
 from cmpc.report.text import (
     DASH,
@@ -18,7 +20,7 @@ from cmpc.report.text import (
 )
 
 
-def cost_view(ctx: Context) -> dict:
+def cost_view(ctx: Context) -> JsonObject:
     cost = ctx.conditions.get("cost") or {}
     util = cost.get("utilization")
     basis = cost.get("per_million") or "total"
@@ -78,14 +80,15 @@ def cost_view(ctx: Context) -> dict:
     }
 
 
-def _cost_steps(ctx: Context, c) -> dict:
+def _cost_steps(ctx: Context, c: JsonObject) -> dict[str, Any]:
     name, base = c.get("system"), c.get("baseline")
     pg = c.get("per_gpu_throughput_ratio")
     pr = c.get("price_ratio")
     cr = c.get("cost_ratio")
-    out = {"system": ctx.label(name), "baseline": ctx.label(base), "lines": []}
+    lines: list[Md] = []
+    out = {"system": ctx.label(name), "baseline": ctx.label(base), "lines": lines}
     if not is_number(pg):
-        out["lines"].append(Md("no throughput ratio: no cost consequence can be drawn"))
+        lines.append(Md("no throughput ratio: no cost consequence can be drawn"))
         return out
     eq = 1 / pg
     ctx.n(
@@ -140,10 +143,10 @@ def _cost_steps(ctx: Context, c) -> dict:
             magnitude,
             system=name,
         )
-    out["lines"].append(
+    lines.append(
         Md("Throughput per GPU: {}\u00d7 ({}).").format(ratio(pg), percent(pg - 1, signed=True))
     )
-    out["lines"].append(
+    lines.append(
         Md("At equal prices, cost per token scales by 1 / {} = {}: {} {}").format(
             ratio(pg), ratio(eq), percent(abs(eq - 1)), "lower" if eq < 1 else "higher"
         )
@@ -152,7 +155,7 @@ def _cost_steps(ctx: Context, c) -> dict:
     if is_number(pr) and is_number(cr):
         ps = get_in(ctx.systems, name, "cost", "usd_per_gpu_hour")
         pb = get_in(ctx.systems, base, "cost", "usd_per_gpu_hour")
-        out["lines"].append(
+        lines.append(
             Md(
                 "At the declared prices, cost per token scales by ({} / {}) / {} = {} / {} = {}: "
                 "{} {}."
@@ -168,7 +171,7 @@ def _cost_steps(ctx: Context, c) -> dict:
             )
         )
     elif c.get("cost_unavailable"):
-        out["lines"].append(
+        lines.append(
             Md("At the declared prices: not computable ({}).").format(
                 escape_prose(c["cost_unavailable"])
             )
@@ -176,7 +179,7 @@ def _cost_steps(ctx: Context, c) -> dict:
     return out
 
 
-def scenario_costs(ctx: Context) -> list[dict]:
+def scenario_costs(ctx: Context) -> list[JsonObject]:
     """Cost per token relative to the baseline under equal prices and each price scenario."""
     base = ctx.baseline
     ratios = {base: 1.0}
@@ -192,7 +195,7 @@ def scenario_costs(ctx: Context) -> list[dict]:
         tco = tco_hourly(ctx, name)
         if tco is not None and name not in prices.get("tco", {}):
             prices.setdefault("tco", {})[name] = tco["total"]
-    out = [
+    out: list[dict[str, Any]] = [
         {
             "scenario": "equal prices",
             "values": {n: (1 / ratios[n] if ratios.get(n) else None) for n in ctx.order},
@@ -200,7 +203,7 @@ def scenario_costs(ctx: Context) -> list[dict]:
     ]
     for scenario in sorted(prices):
         per = prices[scenario]
-        values = {}
+        values: dict[str, float | None] = {}
         for n in ctx.order:
             if n in per and base in per and n in ratios and ratios[n]:
                 values[n] = per[n] / per[base] / ratios[n]
@@ -225,7 +228,7 @@ def scenario_costs(ctx: Context) -> list[dict]:
     return out
 
 
-def tco_hourly(ctx: Context, name) -> dict | None:
+def tco_hourly(ctx: Context, name: str) -> dict[str, Any] | None:
     """A system's TCO per GPU-hour, from its parts, with the arithmetic shown."""
     tco = (ctx.ir_systems.get(name) or {}).get("tco") or {}
     capex, years = tco.get("capex_usd_per_gpu"), tco.get("years")

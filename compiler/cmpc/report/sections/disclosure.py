@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, is_number
 from cmpc.report.text import (
     DASH,
@@ -14,7 +15,7 @@ from cmpc.report.text import (
 )
 
 
-def disclosure(ctx: Context) -> dict | None:
+def disclosure(ctx: Context) -> JsonObject | None:
     d = ctx.results.get("disclosure")
     if not isinstance(d, dict):
         return None

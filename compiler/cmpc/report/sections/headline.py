@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
+from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, get_in, is_number
 from cmpc.report.text import (
     Md,
@@ -23,9 +25,9 @@ from cmpc.report.words import (
 )
 
 
-def headline(ctx: Context) -> dict:
+def headline(ctx: Context) -> JsonObject:
     h = ctx.results.get("headline") or {}
-    out = {
+    out: dict[str, Any] = {
         "available": False,
         "reason": None,
         "declared": None,
@@ -111,7 +113,8 @@ def target_phrase(ctx: Context) -> Md:
     if not t:
         return _peak_phrase(ctx)
     stat = statistic_name(lat.get("statistic"))
-    metric = METRIC_NAMES.get(lat.get("metric"), lat.get("metric") or "latency")
+    metric = lat.get("metric") or "latency"
+    metric = METRIC_NAMES.get(metric, metric)
     inter = t.get("interactivity_tok_s_user")
     shown_i = ctx.fig.add(
         "target.interactivity",
@@ -164,7 +167,9 @@ def _peak_phrase(ctx: Context) -> Md:
     ).format(shown[0], shown[1])
 
 
-def _cost_phrase(ctx: Context, fid, cost_ratio, quantity, system) -> dict:
+def _cost_phrase(
+    ctx: Context, fid: str, cost_ratio: float, quantity: str, system: str | None
+) -> dict[str, Md | None]:
     change = cost_ratio - 1
     return {
         "ratio": ctx.fig.add(
@@ -189,7 +194,7 @@ def _cost_phrase(ctx: Context, fid, cost_ratio, quantity, system) -> dict:
     }
 
 
-def _why_no_ratio(ctx: Context, h) -> Md:
+def _why_no_ratio(ctx: Context, h: JsonObject) -> Md:
     for name in (h.get("system"), h.get("baseline")):
         at = get_in(ctx.systems, name, "at_target", default={})
         if at.get("reachable") is False:
@@ -200,7 +205,7 @@ def _why_no_ratio(ctx: Context, h) -> Md:
     return Md("the data give no throughput for both sides under the spec's conditions")
 
 
-def _headline_sources(ctx: Context, h) -> list[Md]:
+def _headline_sources(ctx: Context, h: JsonObject) -> list[Md]:
     seen, out = set(), []
     for name in (h.get("system"), h.get("baseline")):
         s = ctx.systems.get(name) or {}
@@ -217,7 +222,8 @@ def _headline_sources(ctx: Context, h) -> list[Md]:
         src = ctx.sources.get(ref) or {}
         words = [ctx.source_title(ref)] if ref else []
         if ref and (src.get("role") or src.get("status")):
-            tags = [ROLES.get(src.get("role"), src.get("role")), src.get("status")]
+            role = src.get("role")
+            tags = [ROLES.get(role, role) if isinstance(role, str) else role, src.get("status")]
             tags = [escape(str(t).replace("_", "-")) for t in tags if t]
             words[0] = Md("{} ({})").format(words[0], Md(", ").join(tags))
         for k in ("snapshot", "run_date"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context
 from cmpc.report.text import (
     DASH,
@@ -17,7 +18,7 @@ from cmpc.report.words import (
 )
 
 
-def provenance(ctx: Context) -> dict:
+def provenance(ctx: Context) -> JsonObject:
     spec = ctx.results.get("spec") or {}
     inputs = [
         {
@@ -51,11 +52,12 @@ def provenance(ctx: Context) -> dict:
             for k in ("snapshot", "run_date", "retrieved")
             if s.get(k)
         ]
+        role = s.get("role") or DASH
         sources.append(
             {
                 "name": code(name),
                 "title": link(s.get("title") or name, s.get("url")),
-                "role": escape(ROLES.get(s.get("role"), s.get("role") or DASH)),
+                "role": escape(ROLES.get(role, role)),
                 "dates": Md(", ").join(dates) or Md(DASH),
                 "status": escape(s.get("status") or DASH),
             }

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, get_in, is_number
 from cmpc.report.text import (
     DASH,
@@ -16,7 +19,7 @@ from cmpc.report.words import (
 )
 
 
-def _utilization_value(text) -> float | None:
+def _utilization_value(text: object) -> float | None:
     """`40%` -> 0.4 (the alternative's display text; None if it is not a percentage)."""
     try:
         value = float(str(text).strip().rstrip("%")) / 100
@@ -25,12 +28,12 @@ def _utilization_value(text) -> float | None:
     return value if value > 0 else None
 
 
-def sensitivity(ctx: Context) -> dict | None:
+def sensitivity(ctx: Context) -> JsonObject | None:
     sens = ctx.results.get("sensitivity")
     if not isinstance(sens, dict):
         return None
     head = ctx.results.get("headline") or {}
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "parameter": Md("as specified"),
             "alternative": Md("(the spec)"),
@@ -92,7 +95,7 @@ def sensitivity(ctx: Context) -> dict | None:
     }
 
 
-def _utilization_note(ctx: Context, rows) -> Md | None:
+def _utilization_note(ctx: Context, rows: list[JsonObject]) -> Md | None:
     """Utilization moves no ratio; show what it does to each cost per million tokens."""
     base_u = get_in(ctx.conditions, "cost", "utilization")
     alts = [r for r in rows if r.get("parameter") == "utilization" and r.get("available")]

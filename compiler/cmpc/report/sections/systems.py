@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from cmpc.compute.frontier import Point, read_at
+from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, get_in, is_number
 from cmpc.report.text import (
     DASH,
@@ -39,11 +41,11 @@ def _round_steps(lo: float, hi: float, count: int = 6) -> list[float]:
     return values
 
 
-def system_views(ctx: Context) -> list[dict]:
+def system_views(ctx: Context) -> list[JsonObject]:
     return [_system(ctx, n) for n in ctx.order]
 
 
-def _system(ctx: Context, name) -> dict:
+def _system(ctx: Context, name: str) -> dict[str, Any]:
     s = ctx.systems.get(name) or {}
     irs = ctx.ir_systems.get(name) or {}
     at = s.get("at_target") or {}
@@ -124,7 +126,7 @@ def _system(ctx: Context, name) -> dict:
         basis = get_in(cost, "price", "basis")
         rows.append(
             (
-                "Price",
+                Md("Price"),
                 ctx.price_shown(name)
                 + Md(" per GPU-hour")
                 + (Md(" ({})").format(basis) if basis else Md("")),
@@ -197,7 +199,7 @@ def _system(ctx: Context, name) -> dict:
     }
 
 
-def _throughput_text(ctx: Context, name, s, at) -> Md:
+def _throughput_text(ctx: Context, name: str, s: JsonObject, at: JsonObject) -> Md:
     unit = at.get("unit") or ctx.unit()
     value = at.get("throughput_per_unit")
     if is_number(value):
@@ -255,7 +257,7 @@ def _throughput_text(ctx: Context, name, s, at) -> Md:
     return Md("not available")
 
 
-def _hit_rate(ctx: Context, name, s) -> Md:
+def _hit_rate(ctx: Context, name: str, s: JsonObject) -> Md:
     rate, basis = s.get("hit_rate"), s.get("hit_rate_basis") or "unknown"
     if is_number(rate):
         shown = ctx.fig.add(
@@ -273,7 +275,7 @@ def _hit_rate(ctx: Context, name, s) -> Md:
     return Md("unknown")
 
 
-def _points(ctx: Context, name, s) -> list[dict]:
+def _points(ctx: Context, name: str, s: JsonObject) -> list[dict[str, Any]]:
     front = {
         (p.get("interactivity_tok_s_user"), p.get("throughput_per_gpu"))
         for p in s.get("frontier") or []
@@ -318,7 +320,7 @@ def _points(ctx: Context, name, s) -> list[dict]:
     return rows
 
 
-def iso_interactivity(ctx: Context) -> dict | None:
+def iso_interactivity(ctx: Context) -> JsonObject | None:
     """Headline system and baseline read at several shared interactivities (InferenceX's
     iso-interactivity table), with the same read method; rows where the lead reverses are
     marked, never smoothed over."""
@@ -396,7 +398,7 @@ def iso_interactivity(ctx: Context) -> dict | None:
     }
 
 
-def comparison_rows(ctx: Context) -> list[dict]:
+def comparison_rows(ctx: Context) -> list[JsonObject]:
     rows = []
     for c in ctx.results.get("comparisons") or []:
         name = c.get("system")
