@@ -255,7 +255,7 @@ class Reader:
                 label="must be greater than zero",
             )
             return None
-        value = atom.number.value * factor
+        value = units.convert(atom.number.text, factor)  # one rounding: `70%` is 0.7
         shown = f"`{atom.number.text} {atom.unit}`"
         if dimension != units.FRACTION and not self.in_range(
             value, ranges.of(dimension), key, shown, atom.span
