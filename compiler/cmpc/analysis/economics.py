@@ -1,0 +1,168 @@
+"""What a system's throughput costs and draws: $/GPU-hour, TCO, $/M tokens, energy, unit scale."""
+
+from __future__ import annotations
+
+from cmpc.analysis import types as T
+from cmpc.analysis.hardware import gpus_per_node
+from cmpc.analysis.tokens import cost_basis_matches
+from cmpc.compute.cost import (
+    PowerBasis,
+    PowerDraw,
+    TcoParts,
+    cost_per_million_tokens,
+    per_power,
+    tco_per_gpu_hour,
+    tokens_per_usd,
+)
+from cmpc.ir import model as ir
+from cmpc.language import vocabulary as V
+
+UNITS: dict[V.NormalizeUnit, str] = {
+    "gpu": "tok/s/gpu",
+    "node": "tok/s/node",
+    "rack": "tok/s/rack",
+    "dollar": "tokens/USD",
+    "mw": "tok/s/MW",
+    "joule": "tokens/J",
+}
+
+
+def _price(system: ir.System, scenario: str | None) -> ir.Price | None:
+    if not system.prices:
+        return None
+    if scenario is None:
+        return system.prices[0]
+    return next((p for p in system.prices if p.scenario == scenario), None)
+
+
+def _tco_hourly(tco: ir.Tco) -> T.TcoHourly:
+    parts = tco_per_gpu_hour(
+        TcoParts(
+            capex_usd=tco.capex_usd_per_gpu,
+            years=tco.years,
+            power_kw=(tco.power_watts or 0.0) / 1000,
+            pue=tco.pue,
+            usd_per_kwh=tco.electricity_usd_per_kwh or 0.0,
+            hosting_usd_per_hour=tco.hosting_usd_per_gpu_hour,
+            ops_usd_per_hour=tco.ops_usd_per_gpu_hour,
+        )
+    )
+    return {
+        "capex_usd_per_gpu_hour": parts.capex,
+        "energy_usd_per_gpu_hour": parts.power,
+        "hosting_usd_per_gpu_hour": parts.hosting,
+        "ops_usd_per_gpu_hour": parts.ops,
+        "usd_per_gpu_hour": parts.total,
+        "energy_share": parts.power / parts.total,
+    }
+
+
+def hourly_cost(system: ir.System, scenario: str | None) -> T.HourlyCost | None:
+    """The $/GPU-hour a system's cost uses: the scenario's price, else its TCO parts."""
+    price = None if scenario == "tco" else _price(system, scenario)
+    if price is not None:
+        return {
+            "usd_per_gpu_hour": price.usd_per_gpu_hour,
+            "scenario": price.scenario,
+            "basis": price.basis,
+            "source": price.source,
+            "as_of": price.as_of,
+        }
+    if system.tco is not None:
+        parts = _tco_hourly(system.tco)
+        return {
+            "usd_per_gpu_hour": parts["usd_per_gpu_hour"],
+            "scenario": "tco",
+            "basis": "tco",
+            "source": system.tco.source,
+            "as_of": system.tco.as_of,
+            "tco": parts,
+        }
+    return None
+
+
+def scale(
+    system: ir.System, per: V.NormalizeUnit, hourly: T.HourlyCost | None, utilization: float
+) -> float | None:
+    """The factor from tok/s per GPU to the normalization unit (None when a fact is missing)."""
+    if per == "gpu":
+        return 1.0
+    if per == "node":
+        return gpus_per_node(system)
+    if per == "rack":
+        return system.gpus_per_rack
+    if per == "dollar":
+        if hourly is None:
+            return None
+        return 3600 * utilization / hourly["usd_per_gpu_hour"]
+    if per == "mw":
+        return 1e6 / system.power.watts_per_gpu if system.power else None
+    if per == "joule":
+        return 1 / system.power.watts_per_gpu if system.power else None
+    return None
+
+
+def cost(
+    comparison: ir.Comparison,
+    system: ir.System,
+    hourly: T.HourlyCost | None,
+    per_gpu: float | None,
+) -> T.CostResult:
+    """$/M tokens and tokens/$ at the read throughput, for the cost scenario and every price."""
+    terms = comparison.cost
+    out: T.CostResult = {
+        "usd_per_gpu_hour": hourly["usd_per_gpu_hour"] if hourly else None,
+        "price": hourly,
+        "utilization": terms.utilization,
+        "token_basis": terms.per_million,
+        "usd_per_million_tokens": None,
+        "tokens_per_usd": None,
+        "scenarios": [],
+    }
+    if hourly is None:
+        return out
+    basis_per_gpu = _cost_basis_throughput(per_gpu, comparison)
+    if basis_per_gpu:
+        usd = hourly["usd_per_gpu_hour"]
+        out["usd_per_million_tokens"] = cost_per_million_tokens(
+            usd, basis_per_gpu, terms.utilization
+        )
+        out["tokens_per_usd"] = tokens_per_usd(basis_per_gpu, usd, terms.utilization)
+    for price in system.prices:
+        entry: T.PriceScenario = {
+            "scenario": price.scenario,
+            "usd_per_gpu_hour": price.usd_per_gpu_hour,
+            "basis": price.basis,
+            "source": price.source,
+            "as_of": price.as_of,
+            "usd_per_million_tokens": None,
+        }
+        if basis_per_gpu:
+            entry["usd_per_million_tokens"] = cost_per_million_tokens(
+                price.usd_per_gpu_hour, basis_per_gpu, terms.utilization
+            )
+        out["scenarios"].append(entry)
+    return out
+
+
+def _cost_basis_throughput(per_gpu: float | None, comparison: ir.Comparison) -> float | None:
+    """Per-GPU tokens/s on the cost's token basis; a read knows only the counted basis."""
+    return per_gpu if per_gpu is not None and cost_basis_matches(comparison) else None
+
+
+def energy(system: ir.System, per_gpu: float | None) -> T.Energy | None:
+    """The system's power per GPU, and the J/token and tok/s/MW its read throughput gives."""
+    if system.power is None:
+        return None
+    watts = system.power.watts_per_gpu
+    normalized = (
+        per_power(per_gpu, PowerDraw(watts / 1000, PowerBasis(system.power.basis)))
+        if per_gpu
+        else None
+    )
+    return {
+        "watts_per_gpu": watts,
+        "basis": system.power.basis,
+        "joules_per_token": normalized.joules_per_token if normalized else None,
+        "tok_s_per_mw": normalized.tokens_per_s_per_mw if normalized else None,
+    }

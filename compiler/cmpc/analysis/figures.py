@@ -1,0 +1,93 @@
+"""The figures at one set of conditions: each system's result, its ratios to the baseline, load."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from cmpc.analysis import types as T
+from cmpc.analysis.comparisons import hit_rate_gaps, load, ratios
+from cmpc.analysis.economics import UNITS, cost, energy, hourly_cost, scale
+from cmpc.analysis.hardware import gpu_count
+from cmpc.analysis.reads import goodput, measured_runs, method, point_json, read_system
+from cmpc.diagnostics import Diagnostic
+from cmpc.ingest.points import SystemData
+from cmpc.ir import model as ir
+
+
+@dataclass(frozen=True)
+class Figures:
+    """Each system's figures and the ratios between them."""
+
+    systems: dict[str, T.SystemResult]
+    comparisons: list[T.Ratios]
+    headline: T.Ratios | None
+    load: T.Load | None
+
+
+def figures(
+    comparison: ir.Comparison, data: Mapping[str, SystemData]
+) -> tuple[Figures, list[Diagnostic]]:
+    """Every system read and costed, the ratios to the baseline, and the warnings met."""
+    systems: dict[str, T.SystemResult] = {}
+    found: list[Diagnostic] = []
+    for system in comparison.systems:
+        systems[system.name], warnings = _system(comparison, data, system)
+        found += warnings
+    if comparison.baseline is None:  # a claims audit
+        return Figures(systems, [], None, None), found
+    found += hit_rate_gaps(comparison, systems, comparison.baseline)
+    base = systems[comparison.baseline]
+    comparisons = [
+        ratios(comparison, systems[s.name], base, s)
+        for s in comparison.systems
+        if s.name != comparison.baseline
+    ]
+    headline = comparisons[0] if comparisons else None
+    load_result, warnings = load(comparison, data)
+    return Figures(systems, comparisons, headline, load_result), found + warnings
+
+
+def _system(
+    comparison: ir.Comparison, data: Mapping[str, SystemData], system: ir.System
+) -> tuple[T.SystemResult, list[Diagnostic]]:
+    latency = comparison.latency
+    per = comparison.normalize.per
+    hourly = hourly_cost(system, comparison.cost.scenario)
+    factor = scale(system, per, hourly, comparison.cost.utilization)
+    gpus = gpu_count(system)
+    target = latency.target
+    runs = measured_runs(comparison, data, system)
+    read, found = read_system(comparison, system, runs)
+    per_gpu = read.per_gpu
+    value = per_gpu * factor if per_gpu is not None and factor is not None else None
+    result: T.SystemResult = {
+        "name": system.name,
+        "label": system.label,
+        "accelerator": system.accelerator,
+        "gpus": gpus,
+        "engine": system.engine,
+        "engine_version": system.engine_version,
+        "data": "runs" if system.runs else "reported",
+        "source": system.reported.source if system.reported else None,
+        "points": [point_json(p) for p in read.points],
+        "frontier": [point_json(p) for p in read.frontier],
+        "hit_rate": read.hit_rate,
+        "hit_rate_basis": read.hit_rate_basis,
+        "notes": list(read.notes),
+        "goodput": goodput(comparison, runs, gpus),
+        "at_target": {
+            "interactivity_tok_s_user": target.interactivity_tok_s_user if target else None,
+            "latency_ms": target.latency_ms if target else None,
+            "throughput_per_gpu": per_gpu,
+            "throughput_per_unit": value,
+            "unit": UNITS[per],
+            "reachable": read.reachable,
+            "method": method(latency, system),
+            "knots": [point_json(p) for p in read.knots],
+            "relative": read.relative,
+        },
+        "cost": cost(comparison, system, hourly, per_gpu),
+        "energy": energy(system, per_gpu),
+    }
+    return result, found

@@ -1,0 +1,18 @@
+"""The GPU counts a system's figures are divided by."""
+
+from __future__ import annotations
+
+from cmpc.ir import model as ir
+
+
+def gpu_count(system: ir.System) -> int | None:
+    """The GPUs a system runs on: from its parallelism when declared, else its stated count."""
+    if system.parallel.declared:
+        return system.parallel.gpus
+    return system.count
+
+
+def gpus_per_node(system: ir.System) -> float | None:
+    """The GPUs in one node: as declared, else the system's GPUs over its nodes."""
+    gpus = gpu_count(system)
+    return system.gpus_per_node or (gpus / system.nodes if gpus else None)
