@@ -113,7 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--where", action="append", default=[], metavar="KEY=VALUE")
     sweep.add_argument("--statistic", default="median", help="median | mean | pNN")
     sweep.add_argument("--at", action="append", type=float, default=[], metavar="X")
-    sweep.add_argument("--method", choices=("steffen", "linear", "nearest"), default="steffen")
+    sweep.add_argument(
+        "--method", choices=("steffen", "linear", "nearest", "calculator"), default="steffen"
+    )
     sweep.add_argument("--json", action="store_true", help="print JSON instead of a table")
     return parser
 

@@ -10,6 +10,8 @@ from enum import StrEnum
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from cmpc.compute.calculator import calculator_value
+
 Floats = NDArray[np.float64]
 
 
@@ -19,6 +21,13 @@ class Method(StrEnum):
     STEFFEN = "steffen"
     LINEAR = "linear"
     NEAREST = "nearest"
+    CALCULATOR = "calculator"  # InferenceX's calculator and blog tables (compute/calculator.py)
+
+
+# A target this close to a knot (relative) is read at the knot: a target of 70 ms and a run's
+# measured 0.070 s differ in the last bit once each is turned into tok/s/user (1000/70 against
+# 1/0.07), and that bit must not make a measured point unreachable.
+AT_KNOT = 1e-9
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,26 +149,41 @@ def _segment(frontier: Sequence[Point], target: float) -> int:
     return min(max(index, 0), len(frontier) - 2)
 
 
+def _knot_at(frontier: Sequence[Point], target: float) -> Point | None:
+    """The knot whose interactivity `target` equals (to within AT_KNOT), if any."""
+    for knot in frontier:
+        if math.isclose(knot.interactivity, target, rel_tol=AT_KNOT, abs_tol=0.0):
+            return knot
+    return None
+
+
 def read_at(
     frontier: Sequence[Point], target: float, method: Method | str = Method.STEFFEN
 ) -> Read:
     """Read the frontier's throughput at `target` interactivity with the declared method."""
     method = Method(method)
-    if not frontier or not frontier[0].interactivity <= target <= frontier[-1].interactivity:
+    knot = _knot_at(frontier, target)
+    at = knot.interactivity if knot is not None else target
+    if not frontier or not frontier[0].interactivity <= at <= frontier[-1].interactivity:
         return Read(target, None, False, method)
     if len(frontier) == 1:
         only = frontier[0]
         return Read(target, only.throughput, True, method, (only, only))
-    k = _segment(frontier, target)
+    k = _segment(frontier, at)
     lo, hi = frontier[k], frontier[k + 1]
-    if method is Method.STEFFEN:
-        value = float(steffen_curve(frontier, [target])[0])
+    if knot is not None:
+        value = knot.throughput  # every method reads a measured point as measured
+    elif method is Method.STEFFEN:
+        value = float(steffen_curve(frontier, [at])[0])
     elif method is Method.LINEAR:
-        t = (target - lo.interactivity) / (hi.interactivity - lo.interactivity)
+        t = (at - lo.interactivity) / (hi.interactivity - lo.interactivity)
         value = lo.throughput + t * (hi.throughput - lo.throughput)
+    elif method is Method.CALCULATOR:
+        xs = [p.interactivity for p in frontier]
+        value = calculator_value(xs, [p.throughput for p in frontier], at)
     else:
         # On a tie, the knot that meets the interactivity target (the faster one) wins.
-        nearer_lo = target - lo.interactivity < hi.interactivity - target
+        nearer_lo = at - lo.interactivity < hi.interactivity - at
         value = (lo if nearer_lo else hi).throughput
     return Read(target, value, True, method, (lo, hi))
 

@@ -129,7 +129,7 @@ Role = Literal["self", "third_party", "vendor", "synthetic"]
 Status = Literal["verified", "unverified", "self_reported"]
 Metric = Literal["ttft", "tpot", "chunk_gap", "e2el", "e2e_per_token"]
 TtftMode = Literal["excluded", "included"]
-ReadMethod = Literal["steffen", "linear", "nearest"]
+ReadMethod = Literal["steffen", "linear", "nearest", "calculator"]
 # numpy's names for its percentile methods (`numpy.percentile(method=...)`)
 PercentileMethod = Literal[
     "linear",
