@@ -116,6 +116,13 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument(
         "--method", choices=("steffen", "linear", "nearest", "calculator"), default="steffen"
     )
+    sweep.add_argument(
+        "--gpus",
+        type=int,
+        default=None,
+        metavar="N",
+        help="GPUs behind each run whose file does not state them (vLLM result files)",
+    )
     sweep.add_argument("--json", action="store_true", help="print JSON instead of a table")
     return parser
 
@@ -177,6 +184,7 @@ def _run(args: argparse.Namespace) -> Outcome:
             at=args.at,
             method=args.method,
             as_json=args.json,
+            gpus=args.gpus,
         )
     raise AssertionError(f"unhandled verb {args.verb}")
 

@@ -32,6 +32,13 @@ FIELDS = (
     "max_concurrency",
     "date",
     "label",
+    # GPU counts as `--metadata KEY=VALUE` writes them (strings): vLLM's nightly benchmarks pass
+    # `tensor_parallel_size`; `tp`, `pp` and `num_gpus` are what users commonly add.
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "tp",
+    "pp",
+    "num_gpus",
 )
 FIELD_RENAME = {"model_id": "model"}
 

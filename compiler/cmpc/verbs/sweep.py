@@ -44,6 +44,7 @@ class SweepRun:
     fields: Mapping[str, object]
     interactivity: float | None
     throughput_per_gpu: float | None
+    stated_gpus: float | None = None
 
     @property
     def concurrency(self) -> float | None:
@@ -55,15 +56,12 @@ class SweepRun:
         parts = []
         for key in RECIPE_FIELDS:
             # InferenceX names some sizes `dcp_size`, and API rows name the decode pool's only.
+            names = (key, f"{key}_size", f"decode_{key}", *SIZE_NAMES.get(key, ()))
             value = next(
-                (
-                    self.fields[name]
-                    for name in (key, f"{key}_size", f"decode_{key}")
-                    if self.fields.get(name) is not None
-                ),
-                None,
+                (self.fields[name] for name in names if self.fields.get(name) is not None), None
             )
-            if isinstance(value, bool) or not isinstance(value, int | float):
+            value = _count(value)
+            if value is None:
                 continue
             if key == "tp" or value > 1:
                 parts.append(f"{key}{value:g}")
@@ -111,49 +109,76 @@ def sweep(points: Iterable[Point], targets: Sequence[float], method: Method | st
 # Reading runs
 
 
-def _gpus(metrics: RunMetrics) -> float | None:
-    """GPUs behind a run: as the file states it, else tp·pp·pcp from the run's fields."""
+# A run's parallel sizes under the names files give them: cmpc's and InferenceX's, `*_size`, and
+# vLLM's `--metadata` names (`tensor_parallel_size=8`, written as a string).
+SIZE_NAMES = {
+    "tp": ("tp", "tp_size", "tensor_parallel_size"),
+    "pp": ("pp", "pp_size", "pipeline_parallel_size"),
+    "pcp": ("pcp", "pcp_size"),
+}
+
+
+def _count(value: object) -> int | float | None:
+    """A positive GPU count or size: a number, or a string of digits (vLLM's metadata)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value if math.isfinite(value) and value > 0 else None
+
+
+def _stated_gpus(metrics: RunMetrics) -> float | None:
+    """GPUs behind a run as its file states them: a count, else tp·pp·pcp from its fields."""
     if metrics.num_gpus:
         return metrics.num_gpus
+    if (count := _count(metrics.fields.get("num_gpus"))) is not None:
+        return count
     sizes = {}
-    for key in ("tp", "pp", "pcp"):
-        value = metrics.fields.get(key, metrics.fields.get(f"{key}_size"))
-        if value is not None and not isinstance(value, int | float):
-            return None
-        sizes[key] = int(value) if value else 1
-    if metrics.fields.get("tp") is None:
-        return None
+    for key, names in SIZE_NAMES.items():
+        given = [metrics.fields[name] for name in names if metrics.fields.get(name) is not None]
+        size = _count(given[0]) if given else 1
+        if size is None or (key == "tp" and not given):
+            return None  # no tp, or a size that is not a count: the file does not say
+        sizes[key] = int(size)
     return gpus_from_parallelism(sizes["tp"], sizes["pp"], sizes["pcp"])
 
 
-def _throughput_per_gpu(metrics: RunMetrics) -> float | None:
+def _throughput_per_gpu(metrics: RunMetrics, gpus: float | None) -> float | None:
     if metrics.tput_per_gpu is not None:
         return metrics.tput_per_gpu
-    total, gpus = metrics.throughput("total"), _gpus(metrics)
+    total = metrics.throughput("total")
     return None if total is None or not gpus else total / gpus
 
 
-def _sweep_run(metrics: RunMetrics, statistic: str) -> SweepRun:
+def _sweep_run(metrics: RunMetrics, statistic: str, gpus: int | None) -> SweepRun:
+    stated = _stated_gpus(metrics)
     return SweepRun(
         file=metrics.path,
         record=metrics.record,
         fields=metrics.fields,
         interactivity=metrics.interactivity(statistic),
-        throughput_per_gpu=_throughput_per_gpu(metrics),
+        throughput_per_gpu=_throughput_per_gpu(metrics, stated or gpus),
+        stated_gpus=stated if metrics.tput_per_gpu is None else None,
     )
 
 
 def load_sweep_runs(
-    files: Sequence[str], trace_format: str | None, statistic: str
+    files: Sequence[str], trace_format: str | None, statistic: str, gpus: int | None = None
 ) -> tuple[list[SweepRun], list[Diagnostic]]:
-    """Every run or aggregate row of the files, with its point at the statistic."""
+    """Every run or aggregate row of the files, with its point at the statistic.
+
+    A run's GPU count is the one its file states; `gpus` (`--gpus N`) counts those whose file
+    does not. Runs that publish their own per-GPU throughput keep it.
+    """
     percentiles = (statistic[1:],) if statistic.startswith("p") else ()
     runs: list[SweepRun] = []
     problems: list[Diagnostic] = []
     for path in files:
         found, diagnostics = load_runs(path, format=trace_format, gaps=False)  # reads tpot
         problems.extend(diagnostics)
-        runs.extend(_sweep_run(summarize(run, percentiles=percentiles), statistic) for run in found)
+        runs.extend(
+            _sweep_run(summarize(run, percentiles=percentiles), statistic, gpus) for run in found
+        )
     return runs, problems
 
 
@@ -271,7 +296,23 @@ def _unusable(run: SweepRun, statistic: str) -> Diagnostic:
         "run gives no sweep point: no throughput per GPU",
         file=run.file,
         record=run.record or None,
-        notes=("the run does not say how many GPUs served it (no `num_gpus` or `tp`)",),
+        notes=(
+            "the run does not say how many GPUs served it (no `num_gpus`, `tp` or "
+            "`tensor_parallel_size`)",
+        ),
+        help="give the count with `--gpus N`, or record it in the file "
+        "(`vllm bench serve --metadata tensor_parallel_size=8`)",
+    )
+
+
+def _gpus_differ(run: SweepRun, gpus: int) -> Diagnostic:
+    return warning(
+        "W414",
+        f"the file counts {run.stated_gpus:g} GPUs for this run, `--gpus` {gpus}; "
+        "the file's count is used",
+        file=run.file,
+        record=run.record or None,
+        help="correct the one that is wrong: `--gpus` only counts runs whose file is silent",
     )
 
 
@@ -318,9 +359,18 @@ def run_sweep(
     at: Sequence[float] = (),
     method: str = "steffen",
     as_json: bool = False,
+    gpus: int | None = None,
 ) -> Outcome:
     """Points, Pareto frontier and reads at each `--at` interactivity for run files or rows."""
     filters, problems = parse_filters(where)
+    if gpus is not None and not gpus > 0:
+        problems.append(
+            error(
+                "E411",
+                f"`--gpus {gpus}` is not a positive GPU count",
+                help="give the GPUs that served each run, e.g. `--gpus 8`",
+            )
+        )
     statistic = statistic.strip().lower()
     if statistic == "p50":
         statistic = "median"
@@ -343,11 +393,13 @@ def run_sweep(
     )
     if problems:
         return Outcome(diagnostics=tuple(problems), exit_code=2)
-    runs, diagnostics = load_sweep_runs(files, trace_format, statistic)
+    runs, diagnostics = load_sweep_runs(files, trace_format, statistic, gpus)
     kept = [run for run in runs if all(f.matches(run.fields) for f in filters)]
     where_text = ", ".join(files)
     points = []
     for run in kept:
+        if gpus and run.stated_gpus and not math.isclose(run.stated_gpus, gpus):
+            diagnostics.append(_gpus_differ(run, gpus))
         if not _finite(run.interactivity) or not _finite(run.throughput_per_gpu):
             diagnostics.append(_unusable(run, statistic))
             continue
