@@ -290,6 +290,30 @@ def _sglang(case: Path) -> Iterator[Figure]:
     yield from _vllm_like(doc, result, names, rebuilt)
 
 
+def _vllm_sweep(case: Path) -> Iterator[Figure]:
+    """Every run=N.json and every entry of each combination's summary.json: the run's own
+    summary keys, and its identity (run_number, each SERVE/BENCH parameter) under `fields`."""
+    sidecar = _sidecar(case)
+    params = {k for p in sidecar["serve_params"] + sidecar["bench_params"] for k in p}
+    folders = sorted(p for p in case.iterdir() if p.is_dir())
+    assert len(folders) == len(sidecar["serve_params"]) * len(sidecar["bench_params"])
+    for folder in folders:
+        summary = json.loads((folder / "summary.json").read_text())
+        pooled = _stats(str(folder / "summary.json"))
+        assert isinstance(pooled, list) and len(pooled) == len(summary)
+        runs = sorted(folder.glob("run=*.json"))
+        assert len(runs) == len(summary)
+        for path, result, entry in zip(runs, summary, pooled, strict=True):
+            for doc in (_stats(str(path)), entry):
+                assert doc["format"] == "vllm-sweep"
+                assert doc["fields"]["run_number"] == result["run_number"]
+                assert path.name == f"run={result['run_number']}.json"
+                for key in params:
+                    assert doc["fields"][key] == result[key], key
+                yield Figure(f"{path.name} failed", doc["requests"]["failed"], result["failed"])
+                yield from _vllm_like(doc, result, VLLM_METRICS, {})
+
+
 # inference-perf's latency names -> cmpc's, where the definitions agree
 INFERENCE_PERF_METRICS = {
     "ttft": "time_to_first_token",
@@ -367,6 +391,7 @@ TOOLS: dict[str, Callable[[Path], Iterator[Figure]]] = {
     "guidellm": _guidellm,
     "genai-bench": _genai_bench,
     "vllm": _vllm,
+    "vllm-sweep": _vllm_sweep,
     "sglang": _sglang,
     "inference-perf": _inference_perf,
 }

@@ -158,6 +158,7 @@ ClaimKind = Literal["volume", "throughput", "revenue", "price", "cost", "other"]
 Scope = Literal["gpu", "node", "cluster", "fleet"]
 Format = Literal[
     "vllm",
+    "vllm-sweep",
     "sglang",
     "aiperf",
     "aiperf-summary",

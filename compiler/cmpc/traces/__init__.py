@@ -16,6 +16,7 @@ FORMATS = vocabulary.FORMATS  # one list for the readers and the spec checker
 
 _MODULES = {
     "vllm": "vllm",
+    "vllm-sweep": "vllm_sweep",
     "sglang": "sglang",
     "aiperf": "aiperf",
     "aiperf-summary": "aiperf",

@@ -17,6 +17,8 @@ _SGLANG_KEYS = (
 _AIPERF_KEYS = r'"(x_request_id|timestamp_ns|credit_phase|benchmark_phase)"'
 _SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "vllm": ("object", (_VLLM_KEYS, r'"completed"\s*:', r'"duration"\s*:')),
+    # a `vllm bench sweep serve` run (a vLLM result with `run_number`) or its summary (a list)
+    "vllm-sweep": ("any", (_VLLM_KEYS, r'"run_number"\s*:', r'"completed"\s*:')),
     "sglang": ("lines", (_SGLANG_KEYS,)),
     "aiperf": ("lines", (r'"metadata"\s*:', r'"metrics"\s*:', _AIPERF_KEYS)),
     # 0.1 nests the metrics under `records` (each with `tag`, `header`); from 0.2 they are at
@@ -122,6 +124,8 @@ def candidates(head: bytes, among: str | None = None) -> list[str]:
             found.append(name)
     if "sglang" in found and "vllm" in found:
         found.remove("vllm")  # SGLang's result lines carry vLLM's keys plus their own
+    if "vllm-sweep" in found and "vllm" in found:
+        found.remove("vllm")  # a sweep run is a vLLM result that also names its repetition
     if "aiperf" in found and shape == "object" and "aiperf-summary" in found:
         found.remove("aiperf")
     return found
