@@ -1,1 +1,1 @@
-"""IR and reduced runs to the results model: reads, economics, ratios, sensitivity, disclosure."""
+"""IR and reduced runs to the results model: reads, economics, ratios, sensitivity, claims."""

@@ -32,7 +32,7 @@ def figures(
     systems: dict[str, T.SystemResult] = {}
     found: list[Diagnostic] = []
     for system in comparison.systems:
-        systems[system.name], warnings = _system(comparison, data, system)
+        systems[system.name], warnings = _system_result(comparison, data, system)
         found += warnings
     if comparison.baseline is None:  # a claims audit
         return Figures(systems, [], None, None), found
@@ -48,9 +48,10 @@ def figures(
     return Figures(systems, comparisons, headline, load_result), found + warnings
 
 
-def _system(
+def _system_result(
     comparison: ir.Comparison, data: Mapping[str, SystemData], system: ir.System
 ) -> tuple[T.SystemResult, list[Diagnostic]]:
+    """One system read, normalized and costed, with the warnings its read met."""
     latency = comparison.latency
     per = comparison.normalize.per
     hourly = hourly_cost(system, comparison.cost.scenario)

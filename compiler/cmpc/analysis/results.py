@@ -20,21 +20,21 @@ def analyze(
     comparison: ir.Comparison, data: Mapping[str, SystemData]
 ) -> tuple[T.Analysis, list[Diagnostic]]:
     """The results model (see schemas/results.schema.json) and the warnings met on the way."""
-    core, diagnostics = figures(comparison, data)
+    at_spec, diagnostics = figures(comparison, data)
     results: T.Analysis = {
         "title": comparison.title,
         "question": comparison.question,
         "baseline": comparison.baseline,
         "synthetic": comparison.synthetic,
         "conditions": conditions(comparison),
-        "systems": core.systems,
-        "headline": core.headline,
-        "load": core.load,
-        "comparisons": core.comparisons,
+        "systems": at_spec.systems,
+        "headline": at_spec.headline,
+        "load": at_spec.load,
+        "comparisons": at_spec.comparisons,
         "claims": [claim_result(c, comparison) for c in comparison.claims],
         "claim_combinations": claim_combinations(comparison.claims),
-        "sensitivity": sensitivity(comparison, data, core.headline),
+        "sensitivity": sensitivity(comparison, data, at_spec.headline),
         "capacity": capacity(comparison),
-        "disclosure": disclosure(comparison, core.systems),
+        "disclosure": disclosure(comparison, at_spec.systems),
     }
     return results, diagnostics

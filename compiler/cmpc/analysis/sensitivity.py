@@ -21,43 +21,45 @@ def sensitivity(
     if not c.systems:
         return {"declared": declared, "rows": []}
     axes = c.sensitivity or _default_axes(c)
-    base_winner = head["winner"] if head else None
-    base_cost_winner = head["cost_winner"] if head else None
-    rows: list[T.SensitivityRow] = []
-    for axis in axes:
-        for alt in axis.alternatives:
-            variant = _alternative(c, axis.parameter, alt.value)
-            available, reason = _available(variant, axis.parameter, alt.value)
-            row: T.SensitivityRow = {
-                "parameter": axis.parameter,
-                "alternative": alt.text,
-                "available": available,
-                "reason": reason,
-                "throughput_ratio": None,
-                "cost_ratio": None,
-                "winner": None,
-                "cost_winner": None,
-                "flips": False,
-                "cost_flips": False,
-            }
-            if available:
-                # the variant's warnings restate the spec's own: the rows carry what differs
-                sub = figures(variant, data)[0].headline
-                if sub is not None:
-                    row["throughput_ratio"] = sub["throughput_ratio"]
-                    row["cost_ratio"] = sub["cost_ratio"]
-                    row["winner"] = sub["winner"]
-                    row["cost_winner"] = sub["cost_winner"]
-                row["flips"] = bool(row["winner"] and base_winner and row["winner"] != base_winner)
-                row["cost_flips"] = bool(
-                    row["cost_winner"]
-                    and base_cost_winner
-                    and row["cost_winner"] != base_cost_winner
-                )
-                if row["throughput_ratio"] is None and row["cost_ratio"] is None:
-                    row["available"], row["reason"] = False, "not computable from the data"
-            rows.append(row)
+    rows = [_row(c, data, axis.parameter, alt, head) for axis in axes for alt in axis.alternatives]
     return {"declared": declared, "rows": rows}
+
+
+def _row(
+    c: ir.Comparison,
+    data: Mapping[str, SystemData],
+    parameter: V.SensitivityParameter,
+    alt: ir.Alternative,
+    head: T.Ratios | None,
+) -> T.SensitivityRow:
+    """The headline recomputed under one alternative, or why it cannot be."""
+    variant = _alternative(c, parameter, alt.value)
+    available, reason = _available(variant, parameter, alt.value)
+    # the variant's warnings restate the spec's own: the row carries only what differs
+    sub = figures(variant, data)[0].headline if available else None
+    throughput_ratio = sub["throughput_ratio"] if sub else None
+    cost_ratio = sub["cost_ratio"] if sub else None
+    winner = sub["winner"] if sub else None
+    cost_winner = sub["cost_winner"] if sub else None
+    if available and throughput_ratio is None and cost_ratio is None:
+        available, reason = False, "not computable from the data"
+    return {
+        "parameter": parameter,
+        "alternative": alt.text,
+        "available": available,
+        "reason": reason,
+        "throughput_ratio": throughput_ratio,
+        "cost_ratio": cost_ratio,
+        "winner": winner,
+        "cost_winner": cost_winner,
+        "flips": _flips(winner, head["winner"] if head else None),
+        "cost_flips": _flips(cost_winner, head["cost_winner"] if head else None),
+    }
+
+
+def _flips(winner: str | None, spec_winner: str | None) -> bool:
+    """True when the alternative names a winner, and another than the spec's."""
+    return bool(winner and spec_winner and winner != spec_winner)
 
 
 def _default_axes(c: ir.Comparison) -> tuple[ir.SensitivityAxis, ...]:
@@ -95,7 +97,9 @@ def _alternative(c: ir.Comparison, parameter: V.SensitivityParameter, value: Any
     return c
 
 
-def _available(c: ir.Comparison, parameter: str, value: Any) -> tuple[bool, str | None]:
+def _available(
+    c: ir.Comparison, parameter: V.SensitivityParameter, value: Any
+) -> tuple[bool, str | None]:
     """Reported figures answer only the conditions they were published under."""
     for s in c.systems:
         rep = s.reported
