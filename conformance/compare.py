@@ -36,18 +36,25 @@ def g(d, *path, scale=1.0):
 # ---- the tools' own summaries ----------------------------------------------------------
 # Each returns (main file for cmpc, {figure: value}); the figure names are cmpc's.
 
+
 def aiperf(folder):
     s = json.loads((folder / "profile_export_aiperf.json").read_text())
-    out = {"requests.succeeded": g(s, "request_count", "avg"),
-           "requests.failed": g(s, "error_request_count", "avg"),
-           "duration_s": g(s, "benchmark_duration", "avg"),
-           "tokens.input": g(s, "total_isl", "avg"),
-           "tokens.output": g(s, "total_osl", "avg"),
-           "tokens.cached_input": g(s, "total_usage_prompt_cache_read_tokens", "avg"),
-           "throughput.output_tokens_per_s": g(s, "output_token_throughput", "avg"),
-           "throughput.requests_per_s": g(s, "request_throughput", "avg")}
-    for cm, tm in (("ttft_ms", "time_to_first_token"), ("tpot_ms", "inter_token_latency"),
-                   ("chunk_gap_ms", "inter_chunk_latency"), ("e2el_ms", "request_latency")):
+    out = {
+        "requests.succeeded": g(s, "request_count", "avg"),
+        "requests.failed": g(s, "error_request_count", "avg"),
+        "duration_s": g(s, "benchmark_duration", "avg"),
+        "tokens.input": g(s, "total_isl", "avg"),
+        "tokens.output": g(s, "total_osl", "avg"),
+        "tokens.cached_input": g(s, "total_usage_prompt_cache_read_tokens", "avg"),
+        "throughput.output_tokens_per_s": g(s, "output_token_throughput", "avg"),
+        "throughput.requests_per_s": g(s, "request_throughput", "avg"),
+    }
+    for cm, tm in (
+        ("ttft_ms", "time_to_first_token"),
+        ("tpot_ms", "inter_token_latency"),
+        ("chunk_gap_ms", "inter_chunk_latency"),
+        ("e2el_ms", "request_latency"),
+    ):
         for st in STATS:
             out[f"{cm}.{st}"] = g(s, tm, "avg" if st == "mean" else st)
     return folder / "profile_export.jsonl", out
@@ -57,20 +64,27 @@ def guidellm(folder):
     s = json.loads((folder / "benchmarks.json").read_text())
     m = s["benchmarks"][0]["metrics"]
     b = s["benchmarks"][0]
-    out = {"requests.succeeded": g(m, "request_totals", "successful"),
-           "requests.failed": g(m, "request_totals", "errored"),
-           "duration_s": g(b, "duration"),
-           "tokens.input": g(m, "prompt_token_count", "successful", "total_sum"),
-           "tokens.output": g(m, "output_token_count", "successful", "total_sum"),
-           "throughput.requests_per_s": g(m, "requests_per_second", "successful", "mean")}
-    for cm, tm, scale in (("ttft_ms", "time_to_first_token_ms", 1), ("tpot_ms", "inter_token_latency_ms", 1),
-                          ("e2el_ms", "request_latency", 1000)):
+    out = {
+        "requests.succeeded": g(m, "request_totals", "successful"),
+        "requests.failed": g(m, "request_totals", "errored"),
+        "duration_s": g(b, "duration"),
+        "tokens.input": g(m, "prompt_token_count", "successful", "total_sum"),
+        "tokens.output": g(m, "output_token_count", "successful", "total_sum"),
+        "throughput.requests_per_s": g(m, "requests_per_second", "successful", "mean"),
+    }
+    for cm, tm, scale in (
+        ("ttft_ms", "time_to_first_token_ms", 1),
+        ("tpot_ms", "inter_token_latency_ms", 1),
+        ("e2el_ms", "request_latency", 1000),
+    ):
         for st in STATS:
             key = ("mean",) if st == "mean" else ("percentiles", st)
             out[f"{cm}.{st}"] = g(m, tm, "successful", *key, scale=scale)
     for st in STATS:
         key = ("mean",) if st == "mean" else ("percentiles", st)
-        out[f"guidellm.time_per_output_token_ms.{st}"] = g(m, "time_per_output_token_ms", "successful", *key)
+        out[f"guidellm.time_per_output_token_ms.{st}"] = g(
+            m, "time_per_output_token_ms", "successful", *key
+        )
     return folder / "benchmarks.json", out
 
 
@@ -78,13 +92,15 @@ def genai_bench(folder):
     path = pathlib.Path(sorted(glob.glob(str(folder / "experiment" / "*_text-to-text_*.json")))[0])
     s = json.loads(path.read_text())["aggregated_metrics"]
     st_ = s["stats"]
-    out = {"requests.succeeded": s.get("num_completed_requests"),
-           "requests.failed": s.get("num_error_requests"),
-           "duration_s": s.get("run_duration"),
-           "tokens.input": g(st_, "num_input_tokens", "sum"),
-           "tokens.output": g(st_, "num_output_tokens", "sum"),
-           "throughput.output_tokens_per_s": s.get("mean_output_throughput_tokens_per_s"),
-           "throughput.requests_per_s": s.get("requests_per_second")}
+    out = {
+        "requests.succeeded": s.get("num_completed_requests"),
+        "requests.failed": s.get("num_error_requests"),
+        "duration_s": s.get("run_duration"),
+        "tokens.input": g(st_, "num_input_tokens", "sum"),
+        "tokens.output": g(st_, "num_output_tokens", "sum"),
+        "throughput.output_tokens_per_s": s.get("mean_output_throughput_tokens_per_s"),
+        "throughput.requests_per_s": s.get("requests_per_second"),
+    }
     for cm, tm in (("ttft_ms", "ttft"), ("tpot_ms", "tpot"), ("e2el_ms", "e2e_latency")):
         for st in STATS:
             out[f"{cm}.{st}"] = g(st_, tm, st, scale=1000)
@@ -94,13 +110,19 @@ def genai_bench(folder):
 def inference_perf(folder):
     s = json.loads((folder / "summary_lifecycle_metrics.json").read_text())
     lat = g(s, "successes", "latency") or {}
-    out = {"requests.succeeded": g(s, "successes", "count"),
-           "requests.failed": g(s, "failures", "count"),
-           "duration_s": g(s, "benchmark_time_seconds"),
-           "throughput.output_tokens_per_s": g(s, "successes", "throughput", "output_tokens_per_sec"),
-           "throughput.requests_per_s": g(s, "successes", "throughput", "requests_per_sec")}
-    for cm, tm in (("ttft_ms", "time_to_first_token"), ("tpot_ms", "time_per_output_token"),
-                   ("chunk_gap_ms", "inter_token_latency"), ("e2el_ms", "request_latency")):
+    out = {
+        "requests.succeeded": g(s, "successes", "count"),
+        "requests.failed": g(s, "failures", "count"),
+        "duration_s": g(s, "benchmark_time_seconds"),
+        "throughput.output_tokens_per_s": g(s, "successes", "throughput", "output_tokens_per_sec"),
+        "throughput.requests_per_s": g(s, "successes", "throughput", "requests_per_sec"),
+    }
+    for cm, tm in (
+        ("ttft_ms", "time_to_first_token"),
+        ("tpot_ms", "time_per_output_token"),
+        ("chunk_gap_ms", "inter_token_latency"),
+        ("e2el_ms", "request_latency"),
+    ):
         for st in STATS:
             out[f"{cm}.{st}"] = g(lat, tm, "median" if st == "p50" else st, scale=1000)
     return folder / "per_request_lifecycle_metrics.json", out
@@ -108,11 +130,20 @@ def inference_perf(folder):
 
 def sglang(folder):
     s = json.loads((folder / "result.jsonl").read_text().splitlines()[-1])
-    out = {"requests.succeeded": s.get("completed"), "duration_s": s.get("duration"),
-           "tokens.input": s.get("total_input_tokens"), "tokens.output": s.get("total_output_tokens"),
-           "throughput.output_tokens_per_s": s.get("output_throughput"),
-           "throughput.requests_per_s": s.get("request_throughput")}
-    for cm, tm in (("ttft_ms", "ttft"), ("tpot_ms", "tpot"), ("chunk_gap_ms", "itl"), ("e2el_ms", "e2e_latency")):
+    out = {
+        "requests.succeeded": s.get("completed"),
+        "duration_s": s.get("duration"),
+        "tokens.input": s.get("total_input_tokens"),
+        "tokens.output": s.get("total_output_tokens"),
+        "throughput.output_tokens_per_s": s.get("output_throughput"),
+        "throughput.requests_per_s": s.get("request_throughput"),
+    }
+    for cm, tm in (
+        ("ttft_ms", "ttft"),
+        ("tpot_ms", "tpot"),
+        ("chunk_gap_ms", "itl"),
+        ("e2el_ms", "e2e_latency"),
+    ):
         for st in STATS:
             out[f"{cm}.{st}"] = s.get(f"{'median' if st == 'p50' else st}_{tm}_ms")
     return folder / "result.jsonl", out
@@ -120,21 +151,42 @@ def sglang(folder):
 
 def vllm(folder):
     s = json.loads((folder / "result.json").read_text())
-    out = {"requests.succeeded": s.get("completed"), "requests.failed": s.get("failed"),
-           "duration_s": s.get("duration"),
-           "tokens.input": s.get("total_input_tokens"), "tokens.output": s.get("total_output_tokens"),
-           "throughput.output_tokens_per_s": s.get("output_throughput"),
-           "throughput.requests_per_s": s.get("request_throughput")}
-    for cm, tm in (("ttft_ms", "ttft"), ("tpot_ms", "tpot"), ("chunk_gap_ms", "itl"), ("e2el_ms", "e2el")):
+    out = {
+        "requests.succeeded": s.get("completed"),
+        "requests.failed": s.get("failed"),
+        "duration_s": s.get("duration"),
+        "tokens.input": s.get("total_input_tokens"),
+        "tokens.output": s.get("total_output_tokens"),
+        "throughput.output_tokens_per_s": s.get("output_throughput"),
+        "throughput.requests_per_s": s.get("request_throughput"),
+    }
+    for cm, tm in (
+        ("ttft_ms", "ttft"),
+        ("tpot_ms", "tpot"),
+        ("chunk_gap_ms", "itl"),
+        ("e2el_ms", "e2el"),
+    ):
         for st in STATS:
             out[f"{cm}.{st}"] = s.get(f"{'median' if st == 'p50' else st}_{tm}_ms")
     return folder / "result.json", out
 
 
-READERS = {"aiperf": aiperf, "guidellm": guidellm, "genai-bench": genai_bench,
-           "inference-perf": inference_perf, "sglang": sglang, "vllm": vllm}
-FORMAT_HINT = {"genai-bench": "genai-bench", "inference-perf": None, "sglang": "sglang",
-               "vllm": "vllm", "aiperf": "aiperf", "guidellm": "guidellm"}
+READERS = {
+    "aiperf": aiperf,
+    "guidellm": guidellm,
+    "genai-bench": genai_bench,
+    "inference-perf": inference_perf,
+    "sglang": sglang,
+    "vllm": vllm,
+}
+FORMAT_HINT = {
+    "genai-bench": "genai-bench",
+    "inference-perf": None,
+    "sglang": "sglang",
+    "vllm": "vllm",
+    "aiperf": "aiperf",
+    "guidellm": "guidellm",
+}
 
 
 def cmpc_figures(doc: dict) -> dict:
@@ -157,7 +209,7 @@ def run_cmpc(cmpc: str, path: pathlib.Path, tool: str):
     res = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     used = argv
     if res.returncode != 0 and FORMAT_HINT.get(tool):
-        used = argv + ["--format", FORMAT_HINT[tool]]
+        used = [*argv, "--format", FORMAT_HINT[tool]]
         res = subprocess.run(used, capture_output=True, text=True, timeout=120)
     try:
         doc = json.loads(res.stdout)
@@ -199,11 +251,16 @@ def main(argv=None) -> int:
         doc, res, used = run_cmpc(args.cmpc, main_file, tool)
         rel = main_file.relative_to(HERE)
         lines.append(f"\n### {tool} {version} / {case}\n")
-        lines.append(f"`cmpc stats {rel} --json`" + (" " + " ".join(used[4:]) if len(used) > 4 else "")
-                     + (f" → format `{doc.get('format')}`" if doc else ""))
+        lines.append(
+            f"`cmpc stats {rel} --json`"
+            + (" " + " ".join(used[4:]) if len(used) > 4 else "")
+            + (f" → format `{doc.get('format')}`" if doc else "")
+        )
         if doc is None:
-            err = [l for l in (res.stderr + res.stdout).strip().splitlines() if l.strip()]
-            lines.append(f"\ncmpc failed (exit {res.returncode}):\n\n```\n" + "\n".join(err[:4]) + "\n```\n")
+            err = [ln for ln in (res.stderr + res.stdout).strip().splitlines() if ln.strip()]
+            lines.append(
+                f"\ncmpc failed (exit {res.returncode}):\n\n```\n" + "\n".join(err[:4]) + "\n```\n"
+            )
             continue
         ours = cmpc_figures(doc)
         lines.append("\n| figure | tool's own summary | cmpc | |")

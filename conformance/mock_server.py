@@ -275,7 +275,7 @@ class State:
             "cached_tokens": 0,
             "by_path": {},
         }
-        self.log = open(args.log, "a", encoding="utf-8") if args.log else None
+        self.log = open(args.log, "a", encoding="utf-8") if args.log else None  # noqa: SIM115 (open for the server's life)
 
     def next_index(self, path: str) -> int:
         with self.lock:
@@ -593,6 +593,7 @@ def main(argv=None):
 
     state = State(args)
     Handler.state = state
+
     class Server(ThreadingHTTPServer):
         def handle_error(self, request, client_address):
             exc = sys.exc_info()[1]

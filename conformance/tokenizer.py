@@ -56,7 +56,7 @@ def build(out: pathlib.Path, venvs: pathlib.Path) -> dict:
         used.append(str(path.relative_to(venvs)))
         counts.update(WORD.findall(text))
     words = list(dict.fromkeys(OUTPUT_WORDS))
-    punctuation = list(".,;:!?'\"()-[]") + ["'s", "--", "...", "\n"]
+    punctuation = [*".,;:!?'\"()-[]", "'s", "--", "...", "\n"]
     for w in punctuation:
         if WORD.fullmatch(w) and w not in words:
             words.append(w)

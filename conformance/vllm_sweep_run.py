@@ -37,9 +37,14 @@ def _free_port() -> int:
 def main() -> int:
     vllm = VENV / "bin" / "vllm"
     version = subprocess.run(
-        [str(VENV / "bin" / "python"), "-c", "import importlib.metadata as m;"
-         "print(m.version('vllm'))"],
-        capture_output=True, text=True, check=True,
+        [
+            str(VENV / "bin" / "python"),
+            "-c",
+            "import importlib.metadata as m;print(m.version('vllm'))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     work = HERE / ".work" / "runs" / "vllm-sweep" / CASE
     shutil.rmtree(work, ignore_errors=True)
@@ -58,16 +63,28 @@ def main() -> int:
         f"--num-prompts 20 --max-concurrency 4 --seed {SEED}"
     )
     argv = [
-        str(vllm), "bench", "sweep", "serve",
-        "--serve-cmd", serve_cmd,
-        "--bench-cmd", bench_cmd,
-        "--after-bench-cmd", "true",
-        "--serve-params", str(work / "serve.json"),
-        "--bench-params", str(work / "bench.json"),
-        "--num-runs", str(NUM_RUNS),
-        "--server-ready-timeout", "60",
-        "--output-dir", str(work / "out"),
-        "--experiment-name", "sweep",
+        str(vllm),
+        "bench",
+        "sweep",
+        "serve",
+        "--serve-cmd",
+        serve_cmd,
+        "--bench-cmd",
+        bench_cmd,
+        "--after-bench-cmd",
+        "true",
+        "--serve-params",
+        str(work / "serve.json"),
+        "--bench-params",
+        str(work / "bench.json"),
+        "--num-runs",
+        str(NUM_RUNS),
+        "--server-ready-timeout",
+        "60",
+        "--output-dir",
+        str(work / "out"),
+        "--experiment-name",
+        "sweep",
     ]
     env = os.environ | {
         "HF_HUB_OFFLINE": "1",
@@ -96,8 +113,10 @@ def main() -> int:
         "argv": argv,
         "serve_params": SERVE_PARAMS,
         "bench_params": BENCH_PARAMS,
-        "env": {k: env[k] for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE",
-                                    "HF_DATASETS_OFFLINE", "HF_HOME")},
+        "env": {
+            k: env[k]
+            for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE", "HF_HOME")
+        },
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "exit_code": done.returncode,
         "duration_s": round(time.monotonic() - began, 3),

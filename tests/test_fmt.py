@@ -10,12 +10,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as hs
 
+from cmpc.compile import compile_source
 from cmpc.language.units import UNITS
 from cmpc.source import SourceFile
 from cmpc.syntax import tree as st
 from cmpc.syntax.parser import parse_spec
 from cmpc.syntax.printer import format_spec
-from cmpc.compile import compile_source
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC_FILES = sorted(

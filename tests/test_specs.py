@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from cmpc.compile import compile_source
 from cmpc.source import SourceFile
 from cmpc.syntax.parser import parse_spec
 from cmpc.syntax.printer import format_spec
-from cmpc.compile import compile_source
 
 SPECS = sorted((Path(__file__).resolve().parents[1] / "specs").glob("*.cmp"))
 
