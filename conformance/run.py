@@ -484,7 +484,7 @@ for _c in CASES:
         n = 40 if "warmup" in _c.case else 30
         _inner = _c.argv
         _c.argv = (
-            lambda inner, n: lambda c: [*inner(c), "--constraint", f"kind=max_requests,count={n}"]
+            lambda inner, n: lambda c: [*inner(c), "--constraint", f"kind=max_requests,count={n}"]  # noqa: B023 (n bound by the outer lambda)
         )(_inner, n)
 
 
