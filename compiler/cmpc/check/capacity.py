@@ -5,73 +5,67 @@ from __future__ import annotations
 from cmpc.check.context import (
     Context,
 )
+from cmpc.check.decode import decode
 from cmpc.check.values import Field
 from cmpc.ir import model as ir
-from cmpc.language import ranges, units
+from cmpc.language import units
 from cmpc.language import vocabulary as V
 from cmpc.syntax import tree as st
 
 
 def read_capacity(ctx: Context, field: Field) -> ir.Capacity:
     ctx.origin("/capacity", field.span)
-    one = {k: v[0] for k, v in ctx.read.block(field, V.CAPACITY_KEYS).items()}
-
-    def integer(key):
-        return ctx.read.number(one[key], integer=True) if key in one else None
-
-    weights = None
-    if "weights" in one:
-        got = ctx.read.quantity(one["weights"], units.BYTES)
-        weights = got[0] if got else None
-    context = None
-    if "context" in one:
-        f = one["context"]
-        if len(f.atoms) == 1 and isinstance(f.atoms[0], st.Quantity):
-            got = ctx.read.quantity(f, units.TOKEN_COUNT)
-            context = int(got[0]) if got else None
-        else:
-            context = integer("context")
-    dtype = lambda key: ctx.read.word(one[key], V.DTYPES) if key in one else None  # noqa: E731
-    if "params" in one and "weight_dtype" not in one and weights is None:
+    block = decode(ctx, field, V.CAPACITY, ir.Capacity)
+    context = block.field("context")
+    context_tokens = None
+    if (
+        context is not None
+        and len(context.atoms) == 1
+        and isinstance(context.atoms[0], st.Quantity)
+    ):
+        got = ctx.read.quantity(context, units.TOKEN_COUNT)
+        context_tokens = int(got[0]) if got else None
+    elif context is not None:
+        context_tokens = ctx.read.number(context, integer=True)
+    params = block.field("params")
+    if params is not None and "weight_dtype" not in block and block.get("weights") is None:
         ctx.fail(
             "E106",
             "`capacity` gives `params` but not `weight_dtype`",
-            one["params"].key_span,
+            params.key_span,
             help="add e.g. `weight_dtype fp8`, or give `weights N GB` directly",
         )
-    if weights is None and "params" not in one:
+    if block.get("weights") is None and params is None:
         ctx.fail(
             "E106",
             "`capacity` needs `weights N GB` or `params N` with `weight_dtype`",
             field.key_span,
         )
-    if "latent_dim" not in one and not ("kv_heads" in one and "head_dim" in one):
+    if "latent_dim" not in block and not ("kv_heads" in block and "head_dim" in block):
         ctx.fail(
             "E106",
             "`capacity` needs `kv_heads` and `head_dim`, or `latent_dim`, to size the KV cache",
             field.key_span,
         )
-    if "layers" not in one:
-        ctx.fail("E106", "`capacity` needs `layers`", field.key_span)
-    reserve = ctx.read.fraction(one["reserve"], allow_zero=True) if "reserve" in one else 0.0
-    if reserve == 1:  # a card with no memory left holds nothing
+    reserve = block.field("reserve")
+    if reserve is not None and block["reserve"] == 1:  # a card with no memory left holds nothing
         ctx.fail(
             "E111",
             "`reserve` is 100%, outside [0, 100%)",
-            one["reserve"].value_span,
+            reserve.value_span,
             label="leaves no memory to use",
         )
     return ir.Capacity(
-        weight_bytes=weights,
-        params=ctx.read.number(one["params"], ranges.PARAMS) if "params" in one else None,
-        weight_dtype=dtype("weight_dtype"),
-        layers=integer("layers"),
-        kv_heads=integer("kv_heads"),
-        head_dim=integer("head_dim"),
-        latent_dim=integer("latent_dim"),
-        rope_dim=integer("rope_dim"),
-        kv_dtype=dtype("kv_dtype") or "bf16",
-        context_tokens=context,
-        concurrency=integer("concurrency") or 1,
-        reserve=reserve or 0.0,
+        weight_bytes=block["weights"],
+        params=block["params"],
+        weight_dtype=block["weight_dtype"],
+        layers=block["layers"],
+        kv_heads=block["kv_heads"],
+        head_dim=block["head_dim"],
+        latent_dim=block["latent_dim"],
+        rope_dim=block["rope_dim"],
+        kv_dtype=block["kv_dtype"],
+        context_tokens=context_tokens,
+        concurrency=block["concurrency"],
+        reserve=block["reserve"],
     )

@@ -5,10 +5,10 @@ from __future__ import annotations
 from cmpc.check.context import (
     Context,
     entry_name,
-    getter,
+    joined,
     ref,
-    text_of,
 )
+from cmpc.check.decode import decode
 from cmpc.check.values import Field
 from cmpc.ir import model as ir
 from cmpc.language import units
@@ -16,20 +16,15 @@ from cmpc.language import vocabulary as V
 from cmpc.syntax import tree as st
 
 
-def read_claim(ctx: Context, field: Field, index: int, normalize) -> ir.Claim | None:
+def read_claim(
+    ctx: Context, field: Field, index: int, normalize: ir.Normalization
+) -> ir.Claim | None:
     name = entry_name(ctx, field)
-    pointer = f"/claims/{index}"
-    ctx.origin(pointer, field.span)
-    one = {k: v[0] for k, v in ctx.read.block(field, V.CLAIM_KEYS).items()}
-    if "value" not in one:
-        ctx.fail(
-            "E106",
-            "a claim needs a `value`",
-            field.key_span,
-            help="e.g. `value 155e12 tokens/day`",
-        )
-        return None
-    f = one["value"]
+    ctx.origin(f"/claims/{index}", field.span)
+    block = decode(ctx, field, V.CLAIM, ir.Claim)
+    f = block.field("value")
+    if f is None:
+        return None  # decode reported it
     if len(f.atoms) != 1 or not isinstance(f.atoms[0], st.Quantity):
         ctx.read.expect(f, "a quantity", "155e12 tokens/day")
         return None
@@ -40,24 +35,18 @@ def read_claim(ctx: Context, field: Field, index: int, normalize) -> ir.Claim | 
     if ctx.read.quantity_atom(atom, "value", dims) is None or found is None:
         return None
     dimension, factor = found
-    get = getter(one)
-    kind = get("kind", lambda f: ctx.read.word(f, V.CLAIM_KINDS))
-    if kind is None:
-        kind = "revenue" if dimension == units.GPU_HOUR_PRICE else "volume"
-    scope = (ctx.read.word(one["scope"], V.SCOPES) if "scope" in one else None) or "cluster"
-    source = None
-    if "source" in one and len(one["source"].atoms) == 1:
-        source = ref(ctx, one["source"].atoms[0], "source", ctx.source_names, "source")
-    compare_to = None
-    if "compare_to" in one and len(one["compare_to"].atoms) == 1:
-        compare_to = ref(ctx, one["compare_to"].atoms[0], "system", ctx.systems, "compare_to")
-    gpus = get("gpus", lambda f: ctx.read.number(f, integer=True))
-    nodes = get("nodes", lambda f: ctx.read.number(f, integer=True))
-    if compare_to is not None:
-        claim_scope(ctx, name, scope, normalize, gpus, nodes, one["compare_to"], kind)
-    period = None
-    if "period" in one:
-        period = " ".join(text_of(a) for a in one["period"].atoms)
+    kind = block.get("kind") or ("revenue" if dimension == units.GPU_HOUR_PRICE else "volume")
+    source_field, compare_field = block.field("source"), block.field("compare_to")
+    source = compare_to = None
+    if source_field is not None and len(source_field.atoms) == 1:
+        source = ref(ctx, source_field.atoms[0], "source", ctx.source_names, "source")
+    if compare_field is not None and len(compare_field.atoms) == 1:
+        compare_to = ref(ctx, compare_field.atoms[0], "system", ctx.systems, "compare_to")
+    if compare_to is not None and compare_field is not None:
+        claim_scope(
+            ctx, name, block["scope"], normalize, block["gpus"], block["nodes"], compare_field, kind
+        )
+    period = block.field("period")
     return ir.Claim(
         name=name or f"claim{index}",
         value=atom.number.value,
@@ -66,13 +55,13 @@ def read_claim(ctx: Context, field: Field, index: int, normalize) -> ir.Claim | 
         canonical_value=units.convert(atom.number.text, factor),
         canonical_unit=dimension.canonical,
         kind=kind,
-        scope=scope,
-        period=period,
+        scope=block["scope"],
+        period=joined(period.atoms) if period else None,
         source=source,
-        status=get("status", lambda f: ctx.read.word(f, V.STATUSES)) or "unverified",
-        about=get("about", ctx.read.text),
-        gpus=gpus,
-        nodes=nodes,
+        status=block["status"],
+        about=block["about"],
+        gpus=block["gpus"],
+        nodes=block["nodes"],
         compare_to=compare_to,
     )
 

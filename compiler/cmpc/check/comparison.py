@@ -11,6 +11,7 @@ from cmpc.check.context import (
     too_many,
     unique,
 )
+from cmpc.check.decode import decode
 from cmpc.check.disclosure import read_disclosure
 from cmpc.check.latency import read_latency
 from cmpc.check.prices import CostBlock, read_cost
@@ -40,21 +41,21 @@ def read_comparison(ctx: Context, root: st.Entry) -> ir.Comparison | None:
         return None
     head = Field(top.key, top.atoms, top.span, top.key_span)
     title = ctx.read.text(head, '"Kimi K3: 8x MI355X vs HGX B300"')
-    found = ctx.read.block(top, V.COMPARISON_KEYS)
-    one = {k: v[0] for k, v in found.items()}
+    block = decode(ctx, top, V.COMPARISON)
+    one = {k: v[0] for k, v in block.fields.items()}  # the blocks, read by their own checkers
 
-    sources = tuple(read_source(ctx, f, i) for i, f in enumerate(found.get("source", ())))
-    unique(ctx, "source", found.get("source", ()))
+    sources = tuple(read_source(ctx, f, i) for i, f in enumerate(block.all("source")))
+    unique(ctx, "source", block.all("source"))
 
-    systems_fields = found.get("system", ())
+    systems_fields = block.all("system")
     unique(ctx, "system", systems_fields)
     too_many(ctx, "system", systems_fields, current_limits().systems, "systems")
-    too_many(ctx, "claim", found.get("claim", ()), current_limits().claims, "claims")
+    too_many(ctx, "claim", block.all("claim"), current_limits().claims, "claims")
     system_names = [entry_name(ctx, f) for f in systems_fields]
     ctx = ctx.with_names({s.name: s for s in sources}, [n for n in system_names if n])
 
     # A claims audit states published figures without systems: no sides, no constraint.
-    audit = not systems_fields and bool(found.get("claim"))
+    audit = not systems_fields and bool(block.all("claim"))
     before = len(ctx.diagnostics)
     latency = read_latency(ctx, one["latency"]) if "latency" in one else ir.Latency()
     latency_ok = len(ctx.diagnostics) == before
@@ -90,13 +91,13 @@ def read_comparison(ctx: Context, root: st.Entry) -> ir.Comparison | None:
     capacity = read_capacity(ctx, one["capacity"]) if "capacity" in one else None
     claims = tuple(
         c
-        for c in (read_claim(ctx, f, i, normalize) for i, f in enumerate(found.get("claim", ())))
+        for c in (read_claim(ctx, f, i, normalize) for i, f in enumerate(block.all("claim")))
         if c is not None
     )
-    unique(ctx, "claim", found.get("claim", ()))
+    unique(ctx, "claim", block.all("claim"))
     sensitivity = read_sensitivity(ctx, one["sensitivity"], systems) if "sensitivity" in one else ()
     disclosure = read_disclosure(ctx, one["disclosure"]) if "disclosure" in one else ()
-    question = ctx.read.text(one["question"]) if "question" in one else None
+    question = block["question"]
     synthetic = any(s.role == "synthetic" for s in sources)
     if title is None or (baseline is None and not audit):
         return None

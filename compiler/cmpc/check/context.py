@@ -111,13 +111,6 @@ def ref(ctx: Context, atom: st.Atom, kind: str, names: Collection[str], key: str
     return None
 
 
-def getter(one: dict[str, Field]):
-    def get(key, reader):
-        return reader(one[key]) if key in one else None
-
-    return get
-
-
 def is_unknown(field: Field | None) -> bool:
     """`unknown` written as a value: stated as not published."""
     atoms = field.atoms if field else ()

@@ -6,11 +6,10 @@ import re
 
 from cmpc.check.context import (
     Context,
-    getter,
     ref,
     text_of,
 )
-from cmpc.check.latency import one_statistic
+from cmpc.check.decode import decode, decode_options
 from cmpc.check.values import Field
 from cmpc.ir import model as ir
 from cmpc.language import ranges, units
@@ -20,7 +19,7 @@ from cmpc.syntax import tree as st
 
 def read_runs(ctx: Context, field: Field, pointer: str) -> ir.Runs | None:
     ctx.origin(pointer, field.span)
-    positional, opts = ctx.read.options(field, V.RUNS_OPTIONS)
+    positional, block = decode_options(ctx, field, V.RUNS, ir.Runs)
     if len(positional) != 1 or not isinstance(positional[0], st.String):
         ctx.read.expect(field, "a file glob", '"data/mi355x/*.json" format vllm')
         return None
@@ -35,77 +34,67 @@ def read_runs(ctx: Context, field: Field, pointer: str) -> ir.Runs | None:
             help="copy the files under the spec's folder and use a relative glob",
         )
         return None
-    fmt = ctx.read.word(opts["format"][0], V.FORMATS) if "format" in opts else None
-    source = None
-    if "source" in opts:
-        atoms = opts["source"][0].atoms
-        if len(atoms) == 1:
-            source = ref(ctx, atoms[0], "source", ctx.source_names, "source")
-        else:
-            ctx.read.expect(opts["source"][0], "the name of a source", "my_lab")
+    source = _source_name(ctx, block.field("source"), "my_lab")
     where = []
-    if "where" in opts:
-        atoms = list(opts["where"][0].atoms)
+    where_field = block.field("where")
+    if where_field is not None:
+        atoms = list(where_field.atoms)
         if len(atoms) % 2 or not all(isinstance(a, st.Name) for a in atoms[::2]):
-            ctx.read.expect(opts["where"][0], "`field value` pairs", "where tp 8")
+            ctx.read.expect(where_field, "`field value` pairs", "where tp 8")
         else:
             where = [(a.value, text_of(b)) for a, b in zip(atoms[::2], atoms[1::2], strict=True)]
-    return ir.Runs(glob=glob, format=fmt, where=tuple(where), source=source)
+    return ir.Runs(glob=glob, format=block["format"], where=tuple(where), source=source)
+
+
+def _source_name(ctx: Context, field: Field | None, example: str) -> str | None:
+    """A reference to a declared `source` block."""
+    if field is None:
+        return None
+    if len(field.atoms) == 1:
+        return ref(ctx, field.atoms[0], "source", ctx.source_names, "source")
+    ctx.read.expect(field, "the name of a source", example)
+    return None
 
 
 def read_reported(ctx: Context, field: Field, pointer: str, system: str) -> ir.Reported | None:
     ctx.origin(pointer, field.span)
-    found = ctx.read.block(field, V.REPORTED_KEYS)
-    one = {k: v[0] for k, v in found.items()}
-    source = None
-    if "source" not in one:
-        ctx.fail(
-            "E106",
-            "reported figures need a `source`",
-            field.key_span,
-            label="who published these figures?",
-            help="add `source NAME` naming a declared `source` block",
-        )
-    elif len(one["source"].atoms) == 1:
-        source = ref(ctx, one["source"].atoms[0], "source", ctx.source_names, "source")
-    else:
-        ctx.read.expect(one["source"], "the name of a source", "inferencex")
-    statistic = one_statistic(ctx, one["statistic"]) if "statistic" in one else None
+    block = decode(ctx, field, V.REPORTED, ir.Reported)
+    source = _source_name(ctx, block.field("source"), "inferencex")
     throughput = unit = at = None
-    if "throughput" in one:
-        positional, opts = ctx.read.options(one["throughput"], V.THROUGHPUT_OPTIONS)
+    throughput_field = block.field("throughput")
+    if throughput_field is not None:
+        positional, options = decode_options(ctx, throughput_field, V.THROUGHPUT)
+        at = options["at"]
         got = ctx.read.quantity(
-            Field("throughput", positional, one["throughput"].span, one["throughput"].key_span),
+            Field("throughput", positional, throughput_field.span, throughput_field.key_span),
             units.TOKEN_RATE_PER_GPU,
             units.TOKEN_RATE_PER_NODE,
             units.TOKEN_RATE,
         )
         if got:
             throughput, unit = got[0], got[1].canonical
-        if "at" in opts:
-            at_got = ctx.read.quantity(opts["at"][0], units.INTERACTIVITY)
-            at = at_got[0] if at_got else None
     ratio = ratio_to = None
-    if "ratio" in one:
-        positional, opts = ctx.read.options(one["ratio"], V.RATIO_OPTIONS)
+    ratio_field = block.field("ratio")
+    if ratio_field is not None:
+        positional, opts = ctx.read.options(ratio_field, V.RATIO_OPTIONS)
         if len(positional) == 1 and isinstance(positional[0], st.Number):
             ratio = ctx.read.number_atom(positional[0], "ratio", ranges.RATIO)
         else:
-            ctx.read.expect(one["ratio"], "a number", "1.244 to b300")
+            ctx.read.expect(ratio_field, "a number", "1.244 to b300")
         if "to" in opts and len(opts["to"][0].atoms) == 1:
             ratio_to = ref(ctx, opts["to"][0].atoms[0], "system", ctx.systems, "to")
         elif ratio is not None and ratio != 1:
             ctx.fail(
                 "E106",
                 "a reported ratio needs `to SYSTEM`",
-                one["ratio"].span,
+                ratio_field.span,
                 help="e.g. `ratio 1.244 to b300`",
             )
         else:
             ratio_to = system
     points = []
-    for f in found.get("point", ()):
-        positional, opts = ctx.read.options(f, V.POINT_OPTIONS)
+    for f in block.all("point"):
+        positional, point = decode_options(ctx, f, V.POINT)
         if len(positional) == 2 and all(isinstance(a, st.Quantity) for a in positional):
             x = ctx.read.quantity_atom(positional[0], "point", (units.INTERACTIVITY,))
             y = ctx.read.quantity_atom(
@@ -113,9 +102,8 @@ def read_reported(ctx: Context, field: Field, pointer: str, system: str) -> ir.R
                 "point",
                 (units.TOKEN_RATE_PER_GPU, units.TOKEN_RATE_PER_NODE, units.TOKEN_RATE),
             )
-            conc = ctx.read.number(opts["conc"][0], ranges.RATIO) if "conc" in opts else None
             if x and y:
-                points.append(ir.ReportedPoint(x[0], y[0], conc, y[1].canonical))
+                points.append(ir.ReportedPoint(x[0], y[0], point["conc"], y[1].canonical))
         else:
             ctx.read.expect(
                 f, "an interactivity and a throughput", "45 tok/s/user 6115 tok/s/gpu conc 8"
@@ -127,21 +115,20 @@ def read_reported(ctx: Context, field: Field, pointer: str, system: str) -> ir.R
             field.key_span,
             help="e.g. `ratio 1.244 to b300` or `throughput 2600 tok/s/gpu at 50 tok/s/user`",
         )
-    get = getter(one)
     if source is None:
         return None
     return ir.Reported(
         source=source,
-        statistic=statistic,
+        statistic=block["statistic"],
         throughput=throughput,
         throughput_unit=unit,
         at_interactivity_tok_s_user=at,
         ratio=ratio,
         ratio_to=ratio_to,
         points=tuple(points),
-        cache_hit_rate=get("cache_hit_rate", lambda f: ctx.read.fraction(f, allow_zero=True)),
-        input_share=get("input_share", lambda f: ctx.read.fraction(f, allow_zero=True)),
-        notes=get("notes", ctx.read.text),
+        cache_hit_rate=block["cache_hit_rate"],
+        input_share=block["input_share"],
+        notes=block["notes"],
     )
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from cmpc.check.context import (
     Context,
 )
+from cmpc.check.decode import Block, decode_options
 from cmpc.check.values import Field
 from cmpc.compute import cost
 from cmpc.ir import model as ir
@@ -16,18 +19,17 @@ def read_parallel(ctx: Context, field: Field | None, pointer: str) -> ir.Paralle
     if field is None:
         return ir.Parallelism()
     ctx.origin(pointer, field.span)
-    positional, opts = ctx.read.options(field, V.PARALLEL_OPTIONS)
+    positional, block = decode_options(ctx, field, V.PARALLEL, ir.Parallelism)
     if positional:
         ctx.read.expect(field, "`tp`/`pp`/`ep`/`dp`/`dcp`/`pcp` degrees", "tp 8 dcp 8")
-    degrees = read_degrees(ctx, opts)
+    degrees = read_degrees(ctx, block)
     pools = []
     for role in ("prefill", "decode"):
-        if role in opts:
-            _, pool_opts = ctx.read.options(opts[role][0], V.POOL_OPTIONS)
-            d = read_degrees(ctx, pool_opts)
-            workers = 1
-            if "workers" in pool_opts:
-                workers = ctx.read.number(pool_opts["workers"][0], integer=True) or 1
+        pool_field = block.field(role)
+        if pool_field is not None:
+            _, pool = decode_options(ctx, pool_field, V.POOL, ir.Pool)
+            d = read_degrees(ctx, pool)
+            workers: int = pool["workers"]
             gpus = cost.Pool(d["tp"], d["pp"], d["pcp"], workers * d["dp"]).gpus
             pools.append(ir.Pool(role=role, workers=workers, gpus=gpus, **d))
     if pools:
@@ -38,27 +40,25 @@ def read_parallel(ctx: Context, field: Field | None, pointer: str) -> ir.Paralle
     return ir.Parallelism(**degrees, pools=tuple(pools), gpus=gpus, declared=True)
 
 
-def read_degrees(ctx: Context, opts: dict[str, list[Field]]) -> dict:
-    out: dict = {}
-    for key in ("tp", "pp", "ep", "dp", "dcp", "pcp"):
-        value = ctx.read.number(opts[key][0], integer=True) if key in opts else None
-        out[key] = value or 1
-    flag = opts.get("dp_attention")
+def read_degrees(ctx: Context, block: Block) -> dict[str, Any]:
+    """The degrees (1 unless given) and the `dp_attention` flag of a layout or a pool."""
+    out: dict[str, Any] = {k: block[k] for k in ("tp", "pp", "ep", "dp", "dcp", "pcp")}
+    flag = block.field("dp_attention")
     out["dp_attention"] = False
-    if flag:
-        atoms = flag[0].atoms
+    if flag is not None:
+        atoms = flag.atoms
         value = atoms[0].value if len(atoms) == 1 and isinstance(atoms[0], st.Name) else None
         if not atoms or value in ("true", "on", "yes"):
             out["dp_attention"] = True
         elif value not in ("false", "off", "no"):
-            ctx.read.expect(flag[0], "`true` or `false`", "true")
+            ctx.read.expect(flag, "`true` or `false`", "true")
     return out
 
 
-def gpu_count(ctx: Context, system: ir.System, one: dict[str, Field]) -> None:
+def gpu_count(ctx: Context, system: ir.System, parallel: Field | None) -> None:
     """The declared accelerator count must equal what the parallel layout uses."""
     p = system.parallel
-    if not p.declared or system.count is None:
+    if not p.declared or system.count is None or parallel is None:
         return
     replicas = system.count / p.gpus if p.gpus else 0
     if system.count == p.gpus:
@@ -68,7 +68,7 @@ def gpu_count(ctx: Context, system: ir.System, one: dict[str, Field]) -> None:
         "E114",
         f"system `{system.name}` declares {system.count} GPUs but its parallel layout uses "
         f"{p.gpus}",
-        one["parallel"].span,
+        parallel.span,
         label=f"{rule} = {p.gpus}",
         notes=(
             "dcp, ep and dp_attention add no GPUs; dp replicas and pools do",

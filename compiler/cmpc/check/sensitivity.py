@@ -6,7 +6,8 @@ from cmpc.check.context import (
     Context,
     text_of,
 )
-from cmpc.check.latency import statistic
+from cmpc.check.decode import decode
+from cmpc.check.statistics import statistic
 from cmpc.check.tokens import token_sum
 from cmpc.check.values import Field, listing, suggest
 from cmpc.ir import model as ir
@@ -17,7 +18,7 @@ from cmpc.syntax import tree as st
 
 def read_sensitivity(ctx: Context, field: Field, systems) -> tuple[ir.SensitivityAxis, ...]:
     ctx.origin("/sensitivity", field.span)
-    found = ctx.read.block(field, V.SENSITIVITY_KEYS)
+    found = decode(ctx, field, V.SENSITIVITY).fields
     axes = []
     for key, fields in found.items():
         assert V.is_word(key, V.SENSITIVITY_PARAMETERS)  # block() keeps only these keys

@@ -5,11 +5,11 @@ from __future__ import annotations
 from cmpc.check.context import (
     Context,
     entry_name,
-    getter,
     is_unknown,
     text_of,
 )
 from cmpc.check.data import read_reported, read_runs
+from cmpc.check.decode import decode, decode_options
 from cmpc.check.parallel import gpu_count, read_parallel
 from cmpc.check.prices import read_power, read_price, read_tco
 from cmpc.check.values import Field
@@ -36,9 +36,8 @@ def read_system(
             help=f'describe it: system {name} {{ accelerator "..." x 8 ... }}',
         )
         return None
-    found = ctx.read.block(field, V.SYSTEM_KEYS)
-    one = {k: v[0] for k, v in found.items()}
-    get = getter(one)
+    block = decode(ctx, field, V.SYSTEM, ir.System)
+    one = {k: v[0] for k, v in block.fields.items()}  # the entries read by their own checkers
     accelerator, count = read_accelerator(ctx, one.get("accelerator"))
     memory, usable = read_memory(ctx, one.get("memory"))
     engine, version = read_engine(ctx, one.get("engine"))
@@ -46,7 +45,7 @@ def read_system(
     prices = tuple(
         p
         for p in (
-            read_price(ctx, f, f"{base}/prices/{j}") for j, f in enumerate(found.get("price", ()))
+            read_price(ctx, f, f"{base}/prices/{j}") for j, f in enumerate(block.all("price"))
         )
         if p is not None
     )
@@ -72,17 +71,17 @@ def read_system(
         )
     system = ir.System(
         name=name,
-        label=get("label", ctx.read.text) or name,
+        label=block["label"] or name,
         accelerator=accelerator,
         count=count,
-        nodes=get("nodes", lambda f: ctx.read.number(f, integer=True)) or 1,
+        nodes=block["nodes"],
         memory_bytes=memory,
         usable_memory_bytes=usable,
-        interconnect=get("interconnect", ctx.read.text),
+        interconnect=block["interconnect"],
         engine=engine,
         engine_version=version,
-        image=get("image", ctx.read.text),
-        model=get("model", ctx.read.text),
+        image=block["image"],
+        model=block["model"],
         precision=precision(ctx, one.get("precision")),
         parallel=parallel,
         speculative=speculative(ctx, one.get("speculative")),
@@ -90,40 +89,36 @@ def read_system(
         prices=prices,
         power=read_power(ctx, one["power"]) if "power" in one else None,
         tco=read_tco(ctx, one["tco"]) if "tco" in one else None,
-        cache_hit_rate=get("cache_hit_rate", lambda f: hit_rate(ctx, f)),
+        cache_hit_rate=hit_rate(ctx, one["cache_hit_rate"]) if "cache_hit_rate" in one else None,
         cache_hit_rate_unknown=is_unknown(one.get("cache_hit_rate")),
         runs=runs,
         reported=reported,
-        gpus_per_node=get("gpus_per_node", lambda f: ctx.read.number(f, integer=True)),
-        gpus_per_rack=get("gpus_per_rack", lambda f: ctx.read.number(f, integer=True)),
+        gpus_per_node=block["gpus_per_node"],
+        gpus_per_rack=block["gpus_per_rack"],
     )
-    gpu_count(ctx, system, one)
-    reported_statistic(ctx, system, latency, latency_ok, one)
+    gpu_count(ctx, system, one.get("parallel"))
+    reported_statistic(ctx, system, latency, latency_ok, one.get("reported"))
     return system
 
 
 def read_accelerator(ctx: Context, field: Field | None) -> tuple[str | None, int | None]:
     if field is None:
         return None, None
-    positional, opts = ctx.read.options(field, V.ACCELERATOR_OPTIONS)
+    positional, block = decode_options(ctx, field, V.ACCELERATOR)
     if len(positional) != 1 or not isinstance(positional[0], st.String):
         ctx.read.expect(field, "a model name", '"AMD Instinct MI355X" x 8')
         return None, None
-    count = None
-    if "x" in opts:
-        count = ctx.read.number(opts["x"][0], integer=True)
-    return positional[0].value, count
+    return positional[0].value, block["x"]
 
 
 def read_memory(ctx: Context, field: Field | None) -> tuple[float | None, float | None]:
     if field is None:
         return None, None
-    positional, opts = ctx.read.options(field, V.MEMORY_OPTIONS)
+    positional, block = decode_options(ctx, field, V.MEMORY)
     nominal = ctx.read.quantity(
         Field(field.key, positional, field.span, field.key_span), units.BYTES
     )
-    usable = ctx.read.quantity(opts["usable"][0], units.BYTES) if "usable" in opts else None
-    return (nominal[0] if nominal else None), (usable[0] if usable else None)
+    return (nominal[0] if nominal else None), block["usable"]
 
 
 def read_engine(ctx: Context, field: Field | None) -> tuple[str | None, str | None]:
@@ -201,19 +196,19 @@ def reported_statistic(
     system: ir.System,
     latency: ir.Latency,
     latency_ok: bool,
-    one: dict[str, Field],
+    reported: Field | None,
 ) -> None:
     """Reported figures carry one statistic; asking another of them cannot be answered."""
     rep = system.reported
     if rep is None or rep.statistic is None or rep.statistic == latency.statistic:
         return
-    if not latency_ok:  # the latency block's own error explains the mismatch
+    if not latency_ok or reported is None:  # the latency block's own error explains it
         return
     ctx.fail(
         "E118",
         f"the latency statistic is `{latency.statistic}`, but `{system.name}`'s reported "
         f"figures are at `{rep.statistic}`",
-        one["reported"].key_span,
+        reported.key_span,
         label=f"reported at `{rep.statistic}`",
         notes=("reported values cannot be re-aggregated into another statistic",),
         help=f"use `statistic {rep.statistic}` in `latency`, or measured runs",

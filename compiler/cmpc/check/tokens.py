@@ -5,6 +5,7 @@ from __future__ import annotations
 from cmpc.check.context import (
     Context,
 )
+from cmpc.check.decode import decode
 from cmpc.check.values import Field
 from cmpc.ir import model as ir
 from cmpc.language import vocabulary as V
@@ -52,19 +53,13 @@ def token_sum(ctx: Context, atoms, key: str, span: Span) -> tuple[V.TokenKind, .
 
 def read_tokens(ctx: Context, field: Field) -> ir.Tokens:
     ctx.origin("/tokens", field.span)
-    one = {k: v[0] for k, v in ctx.read.block(field, V.TOKENS_KEYS).items()}
-    count: tuple[V.TokenKind, ...] = ("input", "output")
-    if "count" in one:
-        count = token_sum(ctx, one["count"].atoms, "count", one["count"].span) or count
-    reused = ctx.read.word(one["reused"], V.REUSED_MODES) if "reused" in one else None
-    if reused is None:
-        reused = "excluded" if "uncached_input" in count else "included"
-    margin = (
-        ctx.read.fraction(one["hit_rate_margin"], allow_zero=True)
-        if "hit_rate_margin" in one
-        else None
-    )
-    return ir.Tokens(count=count, reused=reused, hit_rate_margin=0.05 if margin is None else margin)
+    block = decode(ctx, field, V.TOKENS, ir.Tokens)
+    count: tuple[V.TokenKind, ...] = block["count"]
+    given = block.field("count")
+    if given is not None:
+        count = token_sum(ctx, given.atoms, "count", given.span) or count
+    reused = block.get("reused") or ("excluded" if "uncached_input" in count else "included")
+    return ir.Tokens(count=count, reused=reused, hit_rate_margin=block["hit_rate_margin"])
 
 
 def read_normalize(ctx: Context, field: Field) -> ir.Normalization:

@@ -2,126 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal, TypeGuard, TypeVar, get_args
 
-# Blocks and the keys they accept. True marks keys that may repeat.
-COMPARISON_KEYS = {
-    "question": False,
-    "baseline": False,
-    "source": True,
-    "latency": False,
-    "tokens": False,
-    "normalize": False,
-    "system": True,
-    "cost": False,
-    "capacity": False,
-    "claim": True,
-    "sensitivity": False,
-    "disclosure": False,
-}
-SOURCE_KEYS = dict.fromkeys(
-    ("title", "role", "snapshot", "run_date", "retrieved", "url", "status", "publisher", "notes"),
-    False,
-)
-LATENCY_KEYS = dict.fromkeys(
-    ("metric", "ttft", "statistic", "target", "read", "percentile_method", "slo"), False
-)
-SLO_OPTIONS = dict.fromkeys(("ttft", "tpot", "e2el"), False)
-TOKENS_KEYS = dict.fromkeys(("count", "reused", "hit_rate_margin"), False)
-NORMALIZE_OPTIONS = dict.fromkeys(("per", "basis"), False)
-SYSTEM_KEYS = {
-    "label": False,
-    "accelerator": False,
-    "nodes": False,
-    "gpus_per_node": False,
-    "gpus_per_rack": False,
-    "memory": False,
-    "interconnect": False,
-    "engine": False,
-    "image": False,
-    "model": False,
-    "precision": False,
-    "parallel": False,
-    "speculative": False,
-    "scheduler": False,
-    "price": True,
-    "power": False,
-    "tco": False,
-    "cache_hit_rate": False,
-    "runs": False,
-    "reported": False,
-}
-ACCELERATOR_OPTIONS = {"x": False}
-MEMORY_OPTIONS = {"usable": False}
-ENGINE_OPTIONS = {"version": False}
-PRECISION_OPTIONS = dict.fromkeys(("weights", "kv_cache", "activations"), False)
-PARALLEL_OPTIONS = dict.fromkeys(
-    ("tp", "pp", "ep", "dp", "dcp", "pcp", "dp_attention", "prefill", "decode"), False
-)
-POOL_OPTIONS = dict.fromkeys(
-    ("workers", "tp", "pp", "ep", "dp", "dcp", "pcp", "dp_attention"), False
-)
-SPECULATIVE_OPTIONS = dict.fromkeys(("draft", "acceptance"), False)
-PRICE_OPTIONS = dict.fromkeys(("basis", "scenario", "source", "as_of"), False)
-POWER_OPTIONS = dict.fromkeys(("basis", "source"), False)
-TCO_KEYS = dict.fromkeys(
-    ("capex", "years", "power", "pue", "electricity", "hosting", "ops", "source", "as_of"), False
-)
-RUNS_OPTIONS = dict.fromkeys(("format", "source", "where"), False)
-REPORTED_KEYS = {
-    "source": False,
-    "statistic": False,
-    "throughput": False,
-    "ratio": False,
-    "point": True,
-    "cache_hit_rate": False,
-    "input_share": False,
-    "notes": False,
-}
-THROUGHPUT_OPTIONS = {"at": False}
-RATIO_OPTIONS = {"to": False}
-POINT_OPTIONS = {"conc": False}
-COST_KEYS = dict.fromkeys(
-    ("utilization", "per_million", "blend", "scenario", "max_price_age"), False
-)
-BLEND_OPTIONS = dict.fromkeys(("input", "output"), False)
-CAPACITY_KEYS = dict.fromkeys(
-    (
-        "weights",
-        "params",
-        "weight_dtype",
-        "layers",
-        "kv_heads",
-        "head_dim",
-        "latent_dim",
-        "rope_dim",
-        "kv_dtype",
-        "context",
-        "concurrency",
-        "reserve",
-    ),
-    False,
-)
-CLAIM_KEYS = dict.fromkeys(
-    (
-        "value",
-        "kind",
-        "scope",
-        "period",
-        "source",
-        "status",
-        "about",
-        "gpus",
-        "nodes",
-        "compare_to",
-    ),
-    False,
-)
+from cmpc.language import ranges, units
+
 SensitivityParameter = Literal[
     "tokens", "statistic", "utilization", "read", "price", "normalize", "target"
 ]
 SENSITIVITY_PARAMETERS: tuple[SensitivityParameter, ...] = get_args(SensitivityParameter)
-SENSITIVITY_KEYS: dict[str, bool] = dict.fromkeys(SENSITIVITY_PARAMETERS, False)
 
 # Enumerations: each closed word set is a Literal type (what the IR's fields hold) and the tuple
 # of its words (what the checker offers), the tuple taken from the type so the two cannot drift.
@@ -245,3 +134,284 @@ CHECKLIST = FIVE_QUESTIONS | {
     "revenue_vs_cost": "Are any figures token revenue rather than infrastructure cost?",
     "power_basis": "Is power measured, TDP or all-in provisioned, and at what PUE?",
 }
+
+
+# Blocks and the keys they accept: each key's kind (how check.decode reads it), whether it may
+# repeat, whether it is required, and for some kinds what they read against. A missing optional
+# key takes the default of the IR dataclass field it fills (`field`, else the key's own name).
+KeyKind = Literal[
+    "text",  # a string
+    "word",  # a name out of `words` (or an alias)
+    "date",  # YYYY-MM-DD, a calendar day
+    "integer",  # a positive integer
+    "number",  # a positive number within `range` (a count, unless given)
+    "fraction",  # a percentage in (0, 100%]
+    "share",  # a percentage in [0, 100%]
+    "quantity",  # a number with a unit of `dimension`, canonical
+    "statistic",  # mean, median or pNN
+    "value",  # read by the block's own checker (references, sums, nested options)
+    "block",  # a nested `{ ... }` block, decoded by its own checker
+]
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """One key a block takes: how it is read, and whether it repeats or must be given."""
+
+    name: str
+    kind: KeyKind = "value"
+    repeats: bool = False
+    required: bool = False
+    words: tuple[str, ...] = ()
+    aliases: tuple[tuple[str, str], ...] = ()
+    dimension: units.Dimension | None = None
+    range: ranges.Range = ranges.COUNT
+    field: str = ""  # the IR field it fills, when not named like the key
+    example: str = ""  # a value, for the help of a missing or malformed key
+
+
+@dataclass(frozen=True)
+class BlockSpec:
+    """The keys of one block (or of one entry's inline options)."""
+
+    name: str
+    keys: tuple[KeySpec, ...]
+
+    def allowed(self) -> dict[str, bool]:
+        """key -> may repeat, in declaration order."""
+        return {k.name: k.repeats for k in self.keys}
+
+    def key(self, name: str) -> KeySpec:
+        return next(k for k in self.keys if k.name == name)
+
+
+def _words(*names: str, kind: KeyKind = "value") -> tuple[KeySpec, ...]:
+    return tuple(KeySpec(n, kind) for n in names)
+
+
+COMPARISON = BlockSpec(
+    "comparison",
+    (
+        KeySpec("question", "text"),
+        KeySpec("baseline"),
+        KeySpec("source", "block", repeats=True, field="sources"),
+        KeySpec("latency", "block"),
+        KeySpec("tokens", "block"),
+        KeySpec("normalize"),
+        KeySpec("system", "block", repeats=True, field="systems"),
+        KeySpec("cost", "block"),
+        KeySpec("capacity", "block"),
+        KeySpec("claim", "block", repeats=True, field="claims"),
+        KeySpec("sensitivity", "block"),
+        KeySpec("disclosure", "block"),
+    ),
+)
+SOURCE = BlockSpec(
+    "source",
+    (
+        KeySpec("title", "text"),
+        KeySpec("role", "word", words=ROLES),
+        KeySpec("snapshot", "date"),
+        KeySpec("run_date", "date"),
+        KeySpec("retrieved", "date"),
+        KeySpec("url", "text"),
+        KeySpec("status", "word", words=STATUSES),
+        KeySpec("publisher", "text"),
+        KeySpec("notes", "text"),
+    ),
+)
+SLO = BlockSpec(
+    "slo", tuple(KeySpec(m, "quantity", dimension=units.TIME) for m in ("ttft", "tpot", "e2el"))
+)
+TOKENS = BlockSpec(
+    "tokens",
+    (
+        KeySpec("count"),
+        KeySpec("reused", "word", words=REUSED_MODES),
+        KeySpec("hit_rate_margin", "share"),
+    ),
+)
+NORMALIZE_OPTIONS = dict.fromkeys(("per", "basis"), False)
+SYSTEM = BlockSpec(
+    "system",
+    (
+        KeySpec("label", "text"),
+        KeySpec("accelerator"),
+        KeySpec("nodes", "integer"),
+        KeySpec("gpus_per_node", "integer"),
+        KeySpec("gpus_per_rack", "integer"),
+        KeySpec("memory"),
+        KeySpec("interconnect", "text"),
+        KeySpec("engine"),
+        KeySpec("image", "text"),
+        KeySpec("model", "text"),
+        KeySpec("precision"),
+        KeySpec("parallel"),
+        KeySpec("speculative"),
+        KeySpec("scheduler"),
+        KeySpec("price", repeats=True, field="prices"),
+        KeySpec("power"),
+        KeySpec("tco", "block"),
+        KeySpec("cache_hit_rate"),
+        KeySpec("runs"),
+        KeySpec("reported", "block"),
+    ),
+)
+ACCELERATOR = BlockSpec("accelerator", (KeySpec("x", "integer", field="count"),))
+MEMORY = BlockSpec("memory", (KeySpec("usable", "quantity", dimension=units.BYTES),))
+ENGINE = BlockSpec("engine", (KeySpec("version"),))
+PRECISION = BlockSpec("precision", _words("weights", "kv_cache", "activations"))
+_DEGREES = tuple(KeySpec(k, "integer") for k in ("tp", "pp", "ep", "dp", "dcp", "pcp"))
+PARALLEL = BlockSpec(
+    "parallel",
+    (*_DEGREES, KeySpec("dp_attention"), KeySpec("prefill"), KeySpec("decode")),
+)
+POOL = BlockSpec("pool", (KeySpec("workers", "integer"), *_DEGREES, KeySpec("dp_attention")))
+SPECULATIVE = BlockSpec("speculative", _words("draft", "acceptance"))
+PRICE = BlockSpec(
+    "price",
+    (
+        KeySpec("basis", "word", words=PRICE_BASES),
+        KeySpec("scenario"),
+        KeySpec("source"),
+        KeySpec("as_of", "date"),
+    ),
+)
+POWER = BlockSpec("power", (KeySpec("basis", "word", words=POWER_BASES), KeySpec("source")))
+TCO = BlockSpec(
+    "tco",
+    (
+        KeySpec(
+            "capex",
+            "quantity",
+            required=True,
+            dimension=units.MONEY_PER_GPU,
+            field="capex_usd_per_gpu",
+            example="45000 USD/gpu",
+        ),
+        KeySpec("years", "number", required=True, range=ranges.YEARS, example="5"),
+        KeySpec("power", "quantity", dimension=units.POWER, field="power_watts"),
+        KeySpec("pue", "number", range=ranges.PUE),
+        KeySpec(
+            "electricity",
+            "quantity",
+            dimension=units.ENERGY_PRICE,
+            field="electricity_usd_per_kwh",
+        ),
+        KeySpec(
+            "hosting",
+            "quantity",
+            dimension=units.GPU_HOUR_PRICE,
+            field="hosting_usd_per_gpu_hour",
+        ),
+        KeySpec("ops", "quantity", dimension=units.GPU_HOUR_PRICE, field="ops_usd_per_gpu_hour"),
+        KeySpec("source"),
+        KeySpec("as_of", "date"),
+    ),
+)
+RUNS = BlockSpec(
+    "runs", (KeySpec("format", "word", words=FORMATS), KeySpec("source"), KeySpec("where"))
+)
+REPORTED = BlockSpec(
+    "reported",
+    (
+        KeySpec("source", required=True, example="NAME"),
+        KeySpec("statistic", "statistic"),
+        KeySpec("throughput"),
+        KeySpec("ratio"),
+        KeySpec("point", repeats=True, field="points"),
+        KeySpec("cache_hit_rate", "share"),
+        KeySpec("input_share", "share"),
+        KeySpec("notes", "text"),
+    ),
+)
+THROUGHPUT = BlockSpec("throughput", (KeySpec("at", "quantity", dimension=units.INTERACTIVITY),))
+RATIO = BlockSpec("ratio", (KeySpec("to"),))
+POINT = BlockSpec("point", (KeySpec("conc", "number", range=ranges.RATIO),))
+COST = BlockSpec(
+    "cost",
+    (
+        KeySpec("utilization", "fraction"),
+        KeySpec("per_million", "word", words=COST_BASES),
+        KeySpec("blend"),
+        KeySpec("scenario"),
+        KeySpec("max_price_age", "quantity", dimension=units.TIME),
+    ),
+)
+BLEND = BlockSpec(
+    "blend", tuple(KeySpec(k, "number", range=ranges.RATIO) for k in ("input", "output"))
+)
+_INTEGERS = ("layers", "kv_heads", "head_dim", "latent_dim", "rope_dim")
+CAPACITY = BlockSpec(
+    "capacity",
+    (
+        KeySpec("weights", "quantity", dimension=units.BYTES, field="weight_bytes"),
+        KeySpec("params", "number", range=ranges.PARAMS),
+        KeySpec("weight_dtype", "word", words=tuple(DTYPES)),
+        *(KeySpec(k, "integer", required=k == "layers") for k in _INTEGERS),
+        KeySpec("kv_dtype", "word", words=tuple(DTYPES)),
+        KeySpec("context", field="context_tokens"),
+        KeySpec("concurrency", "integer"),
+        KeySpec("reserve", "share"),
+    ),
+)
+CLAIM = BlockSpec(
+    "claim",
+    (
+        KeySpec("value", required=True, example="155e12 tokens/day"),
+        KeySpec("kind", "word", words=CLAIM_KINDS),
+        KeySpec("scope", "word", words=SCOPES),
+        KeySpec("period"),
+        KeySpec("source"),
+        KeySpec("status", "word", words=STATUSES),
+        KeySpec("about", "text"),
+        KeySpec("gpus", "integer"),
+        KeySpec("nodes", "integer"),
+        KeySpec("compare_to"),
+    ),
+)
+LATENCY = BlockSpec(
+    "latency",
+    (
+        KeySpec("metric", "word", words=METRICS),
+        KeySpec("ttft", "word", words=TTFT_MODES),
+        KeySpec("statistic", "statistic"),
+        KeySpec("target"),
+        KeySpec("read", "word", words=READ_METHODS, aliases=tuple(READ_ALIASES.items())),
+        KeySpec("percentile_method", "word", words=PERCENTILE_METHODS),
+        KeySpec("slo"),
+    ),
+)
+SENSITIVITY = BlockSpec("sensitivity", _words(*SENSITIVITY_PARAMETERS))
+DISCLOSURE = BlockSpec(
+    "disclosure",
+    tuple(KeySpec(k, "text", example='"closed loop, concurrency 1-70"') for k in CHECKLIST),
+)
+
+# Each block's keys as {key: may repeat}, for the readers of inline options and `--set`.
+COMPARISON_KEYS = COMPARISON.allowed()
+SOURCE_KEYS = SOURCE.allowed()
+LATENCY_KEYS = LATENCY.allowed()
+SLO_OPTIONS = SLO.allowed()
+TOKENS_KEYS = TOKENS.allowed()
+SYSTEM_KEYS = SYSTEM.allowed()
+ACCELERATOR_OPTIONS = ACCELERATOR.allowed()
+MEMORY_OPTIONS = MEMORY.allowed()
+ENGINE_OPTIONS = ENGINE.allowed()
+PRECISION_OPTIONS = PRECISION.allowed()
+PARALLEL_OPTIONS = PARALLEL.allowed()
+POOL_OPTIONS = POOL.allowed()
+SPECULATIVE_OPTIONS = SPECULATIVE.allowed()
+PRICE_OPTIONS = PRICE.allowed()
+POWER_OPTIONS = POWER.allowed()
+TCO_KEYS = TCO.allowed()
+RUNS_OPTIONS = RUNS.allowed()
+REPORTED_KEYS = REPORTED.allowed()
+THROUGHPUT_OPTIONS = THROUGHPUT.allowed()
+RATIO_OPTIONS = RATIO.allowed()
+POINT_OPTIONS = POINT.allowed()
+COST_KEYS = COST.allowed()
+BLEND_OPTIONS = BLEND.allowed()
+CAPACITY_KEYS = CAPACITY.allowed()
+CLAIM_KEYS = CLAIM.allowed()
+SENSITIVITY_KEYS = SENSITIVITY.allowed()
