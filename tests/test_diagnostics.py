@@ -170,3 +170,22 @@ def test_fmt_stdin_is_held_to_the_spec_size_limit(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO('c "x" {\n' + "  a b\n" * 40 + "}\n"))
     assert main(["fmt", "-"]) == 2
     assert "E091" in capsys.readouterr().err
+
+
+def test_secondary_labels_in_every_format():
+    import json
+
+    from cmpc.diagnostics import render_github, render_json, render_short
+
+    source, diagnostics = _diagnose(FIXTURES / "E102-duplicate-name.cmp")
+    sources = {source.name: source}
+    (item,) = json.loads(render_json(diagnostics, sources))["diagnostics"]
+    (label,) = item["secondary"]
+    assert label["message"] == "first declared here"
+    assert label["span"]["start"]["line"] == 12
+    assert "(first declared here at tests/diagnostics/E102-duplicate-name.cmp:12:10)" in (
+        render_short(diagnostics, sources)
+    )
+    assert "%0Anote: first declared here at" in render_github(diagnostics, sources)
+    human = render_human(diagnostics, sources)
+    assert human.index("- first declared here") < human.index("^ declared again here")

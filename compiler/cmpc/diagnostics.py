@@ -21,6 +21,14 @@ class Severity(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Label:
+    """A second place a diagnostic's rule involves (rustc's `---`), with what it is there."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     """A problem found in a spec, a trace or a build: stable code, where, what, and what to do.
 
@@ -37,6 +45,7 @@ class Diagnostic:
     help: str | None = None
     file: str | None = None
     record: str | None = None
+    secondary: tuple[Label, ...] = ()
 
     @property
     def path(self) -> str | None:
@@ -119,36 +128,79 @@ def _render_one(d: Diagnostic, sources: Mapping[str, SourceFile]) -> str:
     out = [f"{d.severity}[{d.code}]: {terminal_text(d.message)}"]
     src = sources.get(d.span.file) if d.span else None
     if d.span is not None and src is not None:
+        # the primary span (`^`) and each secondary one in the same file (`-`), in line order
+        marks = [(d.span, "^", d.label)]
+        marks += [(s.span, "-", s.message) for s in d.secondary if s.span.file == d.span.file]
+        marks.sort(key=lambda m: m[0].start)
+        lines = [src.line_col(span.start)[0] for span, _, _ in marks]
+        pad = " " * len(str(max(lines)))
         line, col = src.line_col(d.span.start)
-        end_line, end_col = src.line_col(max(d.span.end, d.span.start))
-        raw = src.line_text(line).expandtabs(1)
-        width = len(str(line))
-        pad = " " * width
-        if end_line != line:
-            end_col = len(raw) + 1
-        # columns of the line as shown, where a hidden character takes its escape's width
-        text = terminal_text(raw)
-        before = len(terminal_text(raw[: col - 1]))
-        carets = "^" * max(1, len(terminal_text(raw[col - 1 : end_col - 1])))
         out.append(f"{pad}--> {terminal_text(d.span.file)}:{line}:{col}")
         out.append(f"{pad} |")
-        out.append(f"{line} | {text}".rstrip())
-        out.append(f"{pad} | {' ' * before}{carets} {terminal_text(d.label)}".rstrip())
+        shown = None
+        for (span, char, label), number in zip(marks, lines, strict=True):
+            if shown is not None and number > shown + 1:
+                out.append("...")
+            if number != shown:
+                raw = src.line_text(number).expandtabs(1)
+                out.append(f"{number:>{len(pad)}} | {terminal_text(raw)}".rstrip())
+            out.append(f"{pad} | {_underline(src, span, char)} {terminal_text(label)}".rstrip())
+            shown = number
         out.append(f"{pad} |")
         gutter = pad
     else:
         out.append(f"  --> {_location(d, sources)}")
         gutter = " "
+    elsewhere = [
+        s for s in d.secondary if src is None or d.span is None or s.span.file != d.span.file
+    ]
+    out.extend(
+        f"{gutter} = note: {terminal_text(s.message)} at {_at(s, sources)}" for s in elsewhere
+    )
     out.extend(f"{gutter} = note: {terminal_text(n)}" for n in d.notes)
     if d.help:
         out.append(f"{gutter} = help: {terminal_text(d.help)}")
     return "\n".join(out) + "\n"
 
 
+def _underline(src: SourceFile, span: Span, char: str) -> str:
+    """Spaces up to the span's column, then `char` under it (to the line's end if it spans more).
+
+    Columns are those of the line as shown, where a hidden character takes its escape's width.
+    """
+    line, col = src.line_col(span.start)
+    end_line, end_col = src.line_col(max(span.end, span.start))
+    raw = src.line_text(line).expandtabs(1)
+    if end_line != line:
+        end_col = len(raw) + 1
+    before = len(terminal_text(raw[: col - 1]))
+    return " " * before + char * max(1, len(terminal_text(raw[col - 1 : end_col - 1])))
+
+
+def _at(label: Label, sources: Mapping[str, SourceFile]) -> str:
+    src = sources.get(label.span.file)
+    if src is None:
+        return terminal_text(label.span.file)
+    line, col = src.line_col(label.span.start)
+    return f"{terminal_text(label.span.file)}:{line}:{col}"
+
+
+def _trailing(d: Diagnostic, sources: Mapping[str, SourceFile]) -> str:
+    """The secondary labels as one note, for the one-line formats."""
+    if not d.secondary:
+        return ""
+    return (
+        " ("
+        + "; ".join(f"{terminal_text(s.message)} at {_at(s, sources)}" for s in d.secondary)
+        + ")"
+    )
+
+
 def render_short(diagnostics: Iterable[Diagnostic], sources: Mapping[str, SourceFile]) -> str:
     """One line per diagnostic: `file:line:col: severity[CODE] message`."""
     lines = [
         f"{_location(d, sources)}: {d.severity}[{d.code}] {terminal_text(d.message)}"
+        + _trailing(d, sources)
         for d in sorted(diagnostics, key=Diagnostic.sort_key)
     ]
     return "".join(line + "\n" for line in lines)
@@ -170,6 +222,9 @@ def render_github(diagnostics: Iterable[Diagnostic], sources: Mapping[str, Sourc
         props.append(f"title={d.code} {code_name(d.code)}")
         # cmpc's own line breaks separate message, notes and help; quoted text has none left
         body = terminal_text(d.message) + "".join(f"\nnote: {terminal_text(n)}" for n in d.notes)
+        body += "".join(
+            f"\nnote: {terminal_text(s.message)} at {_at(s, sources)}" for s in d.secondary
+        )
         if d.help:
             body += f"\nhelp: {terminal_text(d.help)}"
         prop_text = ",".join(
@@ -186,16 +241,19 @@ def _position(src: SourceFile | None, offset: int) -> dict:
     return {"line": line, "column": col, "offset": offset}
 
 
+def _span_json(span: Span | None, sources: Mapping[str, SourceFile]) -> dict | None:
+    if span is None:
+        return None
+    src = sources.get(span.file)
+    return {
+        "file": span.file,
+        "start": _position(src, span.start),
+        "end": _position(src, span.end),
+    }
+
+
 def to_json_dict(d: Diagnostic, sources: Mapping[str, SourceFile]) -> dict:
     """The JSON object of one diagnostic (keys sorted on output)."""
-    span = None
-    if d.span is not None:
-        src = sources.get(d.span.file)
-        span = {
-            "file": d.span.file,
-            "start": _position(src, d.span.start),
-            "end": _position(src, d.span.end),
-        }
     return {
         "code": d.code,
         "name": code_name(d.code),
@@ -204,7 +262,10 @@ def to_json_dict(d: Diagnostic, sources: Mapping[str, SourceFile]) -> dict:
         "label": d.label,
         "notes": list(d.notes),
         "help": d.help,
-        "span": span,
+        "span": _span_json(d.span, sources),
+        "secondary": [
+            {"span": _span_json(s.span, sources), "message": s.message} for s in d.secondary
+        ],
         "file": d.path,
         "record": d.record,
     }

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cmpc.check.values import Field, Reader, listing, suggest
-from cmpc.diagnostics import Diagnostic, error, warning
+from cmpc.diagnostics import Diagnostic, Label, error, warning
 from cmpc.ir import model as ir
 from cmpc.limits import Limits
 from cmpc.source import Span
@@ -80,6 +80,7 @@ def unique(ctx: Context, kind: str, fields: Sequence[Field]) -> None:
                     f"{kind} `{name}` is declared twice",
                     f.atoms[0].span,
                     label="declared again here",
+                    secondary=(Label(seen[name].atoms[0].span, "first declared here"),),
                     notes=(f"{kind} names must be unique within a spec",),
                     help=f"rename one of the two `{kind} {name}` blocks",
                 )

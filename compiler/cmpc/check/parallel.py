@@ -10,8 +10,10 @@ from cmpc.check.context import (
 from cmpc.check.decode import Block, decode_options
 from cmpc.check.values import Field
 from cmpc.compute import cost
+from cmpc.diagnostics import Label
 from cmpc.ir import model as ir
 from cmpc.language import vocabulary as V
+from cmpc.source import Span
 from cmpc.syntax import tree as st
 
 
@@ -55,7 +57,9 @@ def read_degrees(ctx: Context, block: Block) -> dict[str, Any]:
     return out
 
 
-def gpu_count(ctx: Context, system: ir.System, parallel: Field | None) -> None:
+def gpu_count(
+    ctx: Context, system: ir.System, parallel: Field | None, count_span: Span | None
+) -> None:
     """The declared accelerator count must equal what the parallel layout uses."""
     p = system.parallel
     if not p.declared or system.count is None or parallel is None:
@@ -70,6 +74,7 @@ def gpu_count(ctx: Context, system: ir.System, parallel: Field | None) -> None:
         f"{p.gpus}",
         parallel.span,
         label=f"{rule} = {p.gpus}",
+        secondary=(Label(count_span, f"{system.count} GPUs declared here"),) if count_span else (),
         notes=(
             "dcp, ep and dp_attention add no GPUs; dp replicas and pools do",
             f"accelerator count: {system.count}"

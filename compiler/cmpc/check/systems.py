@@ -16,6 +16,7 @@ from cmpc.check.values import Field
 from cmpc.ir import model as ir
 from cmpc.language import units
 from cmpc.language import vocabulary as V
+from cmpc.source import Span
 from cmpc.syntax import tree as st
 
 
@@ -38,7 +39,7 @@ def read_system(
         return None
     block = decode(ctx, field, V.SYSTEM, ir.System)
     one = {k: v[0] for k, v in block.fields.items()}  # the entries read by their own checkers
-    accelerator, count = read_accelerator(ctx, one.get("accelerator"))
+    accelerator, count, count_span = read_accelerator(ctx, one.get("accelerator"))
     memory, usable = read_memory(ctx, one.get("memory"))
     engine, version = read_engine(ctx, one.get("engine"))
     parallel = read_parallel(ctx, one.get("parallel"), f"{base}/parallel")
@@ -96,19 +97,23 @@ def read_system(
         gpus_per_node=block["gpus_per_node"],
         gpus_per_rack=block["gpus_per_rack"],
     )
-    gpu_count(ctx, system, one.get("parallel"))
+    gpu_count(ctx, system, one.get("parallel"), count_span)
     reported_statistic(ctx, system, latency, latency_ok, one.get("reported"))
     return system
 
 
-def read_accelerator(ctx: Context, field: Field | None) -> tuple[str | None, int | None]:
+def read_accelerator(
+    ctx: Context, field: Field | None
+) -> tuple[str | None, int | None, Span | None]:
+    """The accelerator's model, its count (`x 8`) and where the count is written."""
     if field is None:
-        return None, None
+        return None, None, None
     positional, block = decode_options(ctx, field, V.ACCELERATOR)
     if len(positional) != 1 or not isinstance(positional[0], st.String):
         ctx.read.expect(field, "a model name", '"AMD Instinct MI355X" x 8')
-        return None, None
-    return positional[0].value, block["x"]
+        return None, None, None
+    count = block.field("x")
+    return positional[0].value, block["x"], count.span if count else None
 
 
 def read_memory(ctx: Context, field: Field | None) -> tuple[float | None, float | None]:

@@ -7,7 +7,7 @@ import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from cmpc.diagnostics import Diagnostic, error
+from cmpc.diagnostics import Diagnostic, Label, error
 from cmpc.language import ranges, units
 from cmpc.language.vocabulary import W, is_word
 from cmpc.source import Span
@@ -342,6 +342,7 @@ class Reader:
                         f"`{key}` is given more than once in `{where}`",
                         dup.key_span,
                         label="given again here",
+                        secondary=(Label(first.key_span, "first given here"),),
                         notes=(line_note,),
                         help=f"remove one of the `{key}` entries",
                     )
