@@ -75,6 +75,7 @@ class CodeInfo:
     name: str
     summary: str
     explanation: str = field(repr=False)
+    help: str | None = None  # the help line of every diagnostic of this code, where one fits all
 
 
 @cache
@@ -88,8 +89,16 @@ def codes() -> dict[str, CodeInfo]:
         if not entry.name.endswith(".toml"):
             continue
         for code, info in tomllib.loads(entry.read_text(encoding="utf-8")).items():
-            table[code] = CodeInfo(code, info["name"], info["summary"], info["explanation"])
+            table[code] = CodeInfo(
+                code, info["name"], info["summary"], info["explanation"], info.get("help")
+            )
     return table
+
+
+def code_help(code: str) -> str | None:
+    """The help line the code's registry entry gives (trace errors share one per code)."""
+    info = codes().get(code)
+    return info.help if info else None
 
 
 def code_name(code: str) -> str:

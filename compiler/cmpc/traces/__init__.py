@@ -6,7 +6,7 @@ import dataclasses
 import importlib
 import os
 
-from cmpc.diagnostics import Diagnostic, error, has_errors, warning
+from cmpc.diagnostics import Diagnostic, code_help, error, has_errors, warning
 from cmpc.language import vocabulary
 from cmpc.traces import detect
 from cmpc.traces.jsonscan import TraceError
@@ -27,20 +27,6 @@ _MODULES = {
     "inference-perf": "inference_perf",
     "inferencex": "inferencex",
     "cmpc": "cmpc_jsonl",
-}
-
-_HELP = {
-    "E301": "regenerate the file; a truncated file usually means the benchmark was interrupted",
-    "E305": "regenerate the file with the benchmark tool, or fix the named record",
-    "E306": "JSON has no NaN or Infinity; drop or fix the record, or re-run the benchmark",
-    "E307": "times must be non-negative; check the clock the harness used for this record",
-    "E308": "chunk times must not go backwards; check how the harness timestamps chunks",
-    "E309": "the run has no successful request to measure; check the server and the errors field",
-    "E312": "regenerate the file with the tool, which writes this field",
-    "E313": "per-request arrays must have one entry per request; the file is inconsistent",
-    "E321": "check that the file is the tool's own output; a layout cmpc does not know yet "
-    "needs a reader update (docs/traces.md)",
-    "E315": "raise CMPC_MAX_RECORD_BYTES if the file is genuine (docs/security.md)",
 }
 
 
@@ -104,7 +90,9 @@ def load_runs(
     try:
         found = detect.candidates(head, among=format)
     except TraceError as exc:
-        return [], [error(exc.code, str(exc), file=path, record=exc.record, help=_HELP[exc.code])]
+        return [], [
+            error(exc.code, str(exc), file=path, record=exc.record, help=code_help(exc.code))
+        ]
     if format is None:
         if not found:
             hint = detect.not_a_run_hint(head)
@@ -151,7 +139,7 @@ def load_runs(
         runs = _reader(format).read(path, format, **options)
     except TraceError as exc:
         return [], [
-            error(exc.code, str(exc), file=path, record=exc.record, help=_HELP.get(exc.code))
+            error(exc.code, str(exc), file=path, record=exc.record, help=code_help(exc.code))
         ]
     except UnicodeDecodeError as exc:
         return [], [
@@ -160,7 +148,7 @@ def load_runs(
                 f"not UTF-8 text ({exc.reason})",
                 file=path,
                 record=f"byte {exc.start}",
-                help=_HELP["E301"],
+                help=code_help("E301"),
             )
         ]
     except OSError as exc:
@@ -172,7 +160,7 @@ def load_runs(
                 "JSON nested too deeply",
                 file=path,
                 record="the document",
-                help=_HELP["E301"],
+                help=code_help("E301"),
             )
         ]
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError) as exc:
@@ -183,7 +171,7 @@ def load_runs(
                 f"the file does not have the structure of a `{format}` file "
                 f"({type(exc).__name__}: {exc})",
                 file=path,
-                help=_HELP["E305"],
+                help=code_help("E305"),
             )
         ]
     diagnostics: list[Diagnostic] = []
@@ -209,7 +197,7 @@ def load_runs(
                     "the run has no successful request",
                     file=path,
                     record=run.record or None,
-                    help=_HELP["E309"],
+                    help=code_help("E309"),
                 )
             )
     if has_errors(diagnostics):
