@@ -76,6 +76,10 @@ class CodeInfo:
     summary: str
     explanation: str = field(repr=False)
     help: str | None = None  # the help line of every diagnostic of this code, where one fits all
+    # where its Wrong/Fixed examples can be compiled: "spec" (whole specs, compiled statically),
+    # "fragment" (the lines that matter; its whole-spec fixture is tests/diagnostics/CODE-*.cmp),
+    # "build", "trace" or "cli" (they need data files or a command; tests exercise them there)
+    context: str = "spec"
 
 
 @cache
@@ -90,7 +94,12 @@ def codes() -> dict[str, CodeInfo]:
             continue
         for code, info in tomllib.loads(entry.read_text(encoding="utf-8")).items():
             table[code] = CodeInfo(
-                code, info["name"], info["summary"], info["explanation"], info.get("help")
+                code,
+                info["name"],
+                info["summary"],
+                info["explanation"],
+                info.get("help"),
+                info.get("context", "spec"),
             )
     return table
 
