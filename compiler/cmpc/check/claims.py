@@ -35,7 +35,8 @@ def read_claim(
     if ctx.read.quantity_atom(atom, "value", dims) is None or found is None:
         return None
     dimension, factor = found
-    kind = block.get("kind") or ("revenue" if dimension == units.GPU_HOUR_PRICE else "volume")
+    stated: V.ClaimKind | None = block.get("kind")
+    kind: V.ClaimKind = stated or ("revenue" if dimension == units.GPU_HOUR_PRICE else "volume")
     source_field, compare_field = block.field("source"), block.field("compare_to")
     source = compare_to = None
     if source_field is not None and len(source_field.atoms) == 1:
@@ -66,7 +67,16 @@ def read_claim(
     )
 
 
-def claim_scope(ctx: Context, name, scope, normalize, gpus, nodes, field, kind) -> None:
+def claim_scope(
+    ctx: Context,
+    name: str | None,
+    scope: V.Scope,
+    normalize: ir.Normalization,
+    gpus: int | None,
+    nodes: int | None,
+    field: Field,
+    kind: V.ClaimKind,
+) -> None:
     """A claim compared with per-unit figures must carry the facts that convert its scope."""
     if kind == "revenue":
         ctx.fail(

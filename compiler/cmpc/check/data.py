@@ -16,6 +16,13 @@ from cmpc.language import ranges, units
 from cmpc.language import vocabulary as V
 from cmpc.syntax import tree as st
 
+# the dimensions a reported throughput may have, and the unit the IR states it in
+_UNITS: dict[units.Dimension, V.ReportedUnit] = {
+    units.TOKEN_RATE_PER_GPU: "tok/s/gpu",
+    units.TOKEN_RATE_PER_NODE: "tok/s/node",
+    units.TOKEN_RATE: "tok/s",
+}
+
 
 def read_runs(ctx: Context, field: Field, pointer: str) -> ir.Runs | None:
     ctx.origin(pointer, field.span)
@@ -39,10 +46,11 @@ def read_runs(ctx: Context, field: Field, pointer: str) -> ir.Runs | None:
     where_field = block.field("where")
     if where_field is not None:
         atoms = list(where_field.atoms)
-        if len(atoms) % 2 or not all(isinstance(a, st.Name) for a in atoms[::2]):
+        names = [a for a in atoms[::2] if isinstance(a, st.Name)]
+        if len(atoms) % 2 or len(names) != len(atoms) // 2:
             ctx.read.expect(where_field, "`field value` pairs", "where tp 8")
         else:
-            where = [(a.value, text_of(b)) for a, b in zip(atoms[::2], atoms[1::2], strict=True)]
+            where = [(a.value, text_of(b)) for a, b in zip(names, atoms[1::2], strict=True)]
     return ir.Runs(glob=glob, format=block["format"], where=tuple(where), source=source)
 
 
@@ -72,7 +80,7 @@ def read_reported(ctx: Context, field: Field, pointer: str, system: str) -> ir.R
             units.TOKEN_RATE,
         )
         if got:
-            throughput, unit = got[0], got[1].canonical
+            throughput, unit = got[0], _UNITS[got[1]]
     ratio = ratio_to = None
     ratio_field = block.field("ratio")
     if ratio_field is not None:
@@ -95,15 +103,16 @@ def read_reported(ctx: Context, field: Field, pointer: str, system: str) -> ir.R
     points = []
     for f in block.all("point"):
         positional, point = decode_options(ctx, f, V.POINT)
-        if len(positional) == 2 and all(isinstance(a, st.Quantity) for a in positional):
-            x = ctx.read.quantity_atom(positional[0], "point", (units.INTERACTIVITY,))
+        quantities = [a for a in positional if isinstance(a, st.Quantity)]
+        if len(positional) == 2 and len(quantities) == 2:
+            x = ctx.read.quantity_atom(quantities[0], "point", (units.INTERACTIVITY,))
             y = ctx.read.quantity_atom(
-                positional[1],
+                quantities[1],
                 "point",
                 (units.TOKEN_RATE_PER_GPU, units.TOKEN_RATE_PER_NODE, units.TOKEN_RATE),
             )
             if x and y:
-                points.append(ir.ReportedPoint(x[0], y[0], point["conc"], y[1].canonical))
+                points.append(ir.ReportedPoint(x[0], y[0], point["conc"], _UNITS[y[1]]))
         else:
             ctx.read.expect(
                 f, "an interactivity and a throughput", "45 tok/s/user 6115 tok/s/gpu conc 8"

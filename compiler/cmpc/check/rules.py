@@ -95,7 +95,7 @@ def price_ages(
         data_date = None
         if s.reported is not None:
             src = ctx.sources.get(s.reported.source)
-            data_date = src and (src.snapshot or src.run_date)
+            data_date = (src.snapshot or src.run_date) if src else None
         if data_date is None:
             continue
         for p in s.prices:

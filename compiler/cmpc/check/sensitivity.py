@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from cmpc.check.context import (
     Context,
     text_of,
@@ -16,7 +19,9 @@ from cmpc.language import vocabulary as V
 from cmpc.syntax import tree as st
 
 
-def read_sensitivity(ctx: Context, field: Field, systems) -> tuple[ir.SensitivityAxis, ...]:
+def read_sensitivity(
+    ctx: Context, field: Field, systems: Sequence[ir.System]
+) -> tuple[ir.SensitivityAxis, ...]:
     ctx.origin("/sensitivity", field.span)
     found = decode(ctx, field, V.SENSITIVITY).fields
     axes = []
@@ -32,7 +37,9 @@ def read_sensitivity(ctx: Context, field: Field, systems) -> tuple[ir.Sensitivit
     return tuple(axes)
 
 
-def sensitivity_value(ctx: Context, key: str, alt: st.Alternative, systems):
+def sensitivity_value(
+    ctx: Context, key: str, alt: st.Alternative, systems: Sequence[ir.System]
+) -> Any:
     sub = Field(key, alt.atoms, alt.span, alt.span)
     if key == "tokens":
         return list(token_sum(ctx, alt.atoms, key, alt.span) or ()) or None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from cmpc.check.context import (
     Context,
     entry_name,
@@ -146,7 +148,9 @@ def read_engine(ctx: Context, field: Field | None) -> tuple[str | None, str | No
     return name, version
 
 
-def pairs(ctx: Context, field: Field | None, allowed) -> tuple[tuple[str, str], ...]:
+def pairs(
+    ctx: Context, field: Field | None, allowed: Mapping[str, bool]
+) -> tuple[tuple[str, str], ...]:
     if field is None:
         return ()
     positional, opts = ctx.read.options(field, allowed)
@@ -159,11 +163,11 @@ def pairs(ctx: Context, field: Field | None, allowed) -> tuple[tuple[str, str], 
     return tuple(out)
 
 
-def precision(ctx: Context, field):
+def precision(ctx: Context, field: Field | None) -> tuple[tuple[str, str], ...]:
     return pairs(ctx, field, V.PRECISION_OPTIONS)
 
 
-def speculative(ctx: Context, field):
+def speculative(ctx: Context, field: Field | None) -> tuple[tuple[str, str], ...]:
     if field is None:
         return ()
     positional, opts = ctx.read.options(field, V.SPECULATIVE_OPTIONS)

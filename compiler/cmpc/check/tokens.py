@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from cmpc.check.context import (
     Context,
 )
@@ -13,7 +15,9 @@ from cmpc.source import Span
 from cmpc.syntax import tree as st
 
 
-def token_sum(ctx: Context, atoms, key: str, span: Span) -> tuple[V.TokenKind, ...] | None:
+def token_sum(
+    ctx: Context, atoms: Sequence[st.Atom], key: str, span: Span
+) -> tuple[V.TokenKind, ...] | None:
     kinds: list[V.TokenKind] = []
     expect_word = True
     for atom in atoms:
@@ -58,7 +62,9 @@ def read_tokens(ctx: Context, field: Field) -> ir.Tokens:
     given = block.field("count")
     if given is not None:
         count = token_sum(ctx, given.atoms, "count", given.span) or count
-    reused = block.get("reused") or ("excluded" if "uncached_input" in count else "included")
+    reused: V.ReusedMode = block.get("reused") or (
+        "excluded" if "uncached_input" in count else "included"
+    )
     return ir.Tokens(count=count, reused=reused, hit_rate_margin=block["hit_rate_margin"])
 
 

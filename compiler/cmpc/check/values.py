@@ -6,12 +6,17 @@ import datetime
 import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from cmpc.diagnostics import Diagnostic, Label, error
 from cmpc.language import ranges, units
 from cmpc.language.vocabulary import W, is_word
 from cmpc.source import Span
 from cmpc.syntax import tree as st
+
+A = TypeVar("A", bound=st.Atom)
+# (canonical value, dimension, the atom written) of a quantity read
+Quantity = tuple[float, units.Dimension, st.Quantity]
 
 
 @dataclass(frozen=True)
@@ -78,7 +83,7 @@ class Reader:
 
     # -- diagnostics ---------------------------------------------------------------------------
 
-    def fail(self, code: str, message: str, span: Span, **kw) -> None:
+    def fail(self, code: str, message: str, span: Span, **kw: Any) -> None:
         self.diagnostics.append(error(code, message, span, **kw))
 
     def expect(self, field: Field, what: str, example: str) -> None:
@@ -93,9 +98,10 @@ class Reader:
 
     # -- single values -------------------------------------------------------------------------
 
-    def _single(self, field: Field, kind: type, what: str, example: str):
-        if len(field.atoms) == 1 and isinstance(field.atoms[0], kind) and not field.body:
-            return field.atoms[0]
+    def _single(self, field: Field, kind: type[A], what: str, example: str) -> A | None:
+        atom = field.atoms[0] if len(field.atoms) == 1 else None
+        if isinstance(atom, kind) and not field.body:
+            return atom
         self.expect(field, what, example)
         return None
 
@@ -150,7 +156,7 @@ class Reader:
         *,
         integer: bool = False,
         positive: bool = True,
-    ):
+    ) -> Any:  # an int when `integer`, else a float
         atom = self._single(field, st.Number, "an integer" if integer else "a number", "8")
         if atom is None:
             return None
@@ -162,9 +168,9 @@ class Reader:
         key: str,
         kind: ranges.Range = ranges.COUNT,
         *,
-        integer=False,
-        positive=True,
-    ):
+        integer: bool = False,
+        positive: bool = True,
+    ) -> Any:  # an int when `integer`, else a float
         if integer and not atom.is_integer:
             self.fail("E107", f"`{key}` expects an integer, found `{atom.text}`", atom.span)
             return None
@@ -214,7 +220,7 @@ class Reader:
             return None
         return atom.text
 
-    def quantity(self, field: Field, *dims: units.Dimension):
+    def quantity(self, field: Field, *dims: units.Dimension) -> Quantity | None:
         """(canonical value, dimension, atom) of a one-quantity field, or None."""
         if len(field.atoms) == 1 and isinstance(field.atoms[0], st.Quantity):
             return self.quantity_atom(field.atoms[0], field.key, dims)
@@ -222,7 +228,9 @@ class Reader:
         self.expect(field, dims[0].words, f"1 {unit}")
         return None
 
-    def quantity_atom(self, atom: st.Quantity, key: str, dims: tuple[units.Dimension, ...]):
+    def quantity_atom(
+        self, atom: st.Quantity, key: str, dims: tuple[units.Dimension, ...]
+    ) -> Quantity | None:
         found = units.lookup(atom.unit)
         if found is None:
             close = suggest(atom.unit, units.UNITS)
@@ -294,12 +302,12 @@ class Reader:
         """
         positional: list[st.Atom] = []
         found: dict[str, list[Field]] = {}
-        current: list[st.Atom] | None = None
+        current: list[st.Atom] = []
         key_atom: st.Name | None = None
 
         def close() -> None:
             if key_atom is not None:
-                atoms = tuple(current or ())
+                atoms = tuple(current)
                 span = key_atom.span.to(atoms[-1].span) if atoms else key_atom.span
                 found.setdefault(key_atom.value, []).append(
                     Field(key_atom.value, atoms, span, key_atom.span)
@@ -319,7 +327,9 @@ class Reader:
         self.check_keys(found, allowed, field.key)
         return tuple(positional), found
 
-    def check_keys(self, found: dict[str, list[Field]], allowed: Mapping[str, bool], where: str):
+    def check_keys(
+        self, found: dict[str, list[Field]], allowed: Mapping[str, bool], where: str
+    ) -> None:
         """Unknown keys (with a suggestion) and repeated keys that may appear once."""
         for key in list(found):
             if key not in allowed:
@@ -371,6 +381,7 @@ class Reader:
         if cut is None or len(field.alternatives) > 1:
             return [field]
         key_atom = atoms[cut]
+        assert isinstance(key_atom, st.Name)  # the cut is at a name
         self.fail(
             "E005",
             f"`{key_atom.value}` starts a new entry inside the value of `{field.key}`",
