@@ -1,4 +1,8 @@
-"""Read a JSON document whose big numeric arrays go straight into numpy, not Python lists."""
+"""Read a JSON document whose big numeric arrays go straight into numpy, not Python lists.
+
+Over 700 lines on purpose: one job (scanning JSON and JSONL text into numpy columns, within the
+record limits) on one axis; its pieces share the buffer and the limit checks of that one scan.
+"""
 
 from __future__ import annotations
 
