@@ -57,7 +57,8 @@ WORD_SETS = [
     (V.SCOPES, V.Scope),
     (V.FORMATS, V.Format),
     (V.SENSITIVITY_PARAMETERS, V.SensitivityParameter),
-    (tuple(V.SENSITIVITY_KEYS), V.SensitivityParameter),
+    # `tie` (the tie band) is the one sensitivity key that is not a parameter
+    (tuple(k for k in V.SENSITIVITY_KEYS if k != "tie"), V.SensitivityParameter),
 ]
 
 

@@ -19,10 +19,28 @@ def sensitivity(
     """One row per alternative: its ratios and winners against the spec's own `head`line."""
     declared = bool(c.sensitivity)
     if not c.systems:
-        return {"declared": declared, "rows": []}
+        return {"declared": declared, "tie_band": c.tie_band, "rows": []}
     axes = c.sensitivity or _default_axes(c)
     rows = [_row(c, data, axis.parameter, alt, head) for axis in axes for alt in axis.alternatives]
-    return {"declared": declared, "rows": rows}
+    return {"declared": declared, "tie_band": c.tie_band, "rows": rows}
+
+
+def is_tie(ratio: float | None, band: float) -> bool:
+    """True when `ratio` is within `band` (a share) of 1: the two values it compares are a tie."""
+    return ratio is not None and abs(ratio - 1) <= band
+
+
+def flips(
+    ratio: float | None,
+    winner: str | None,
+    spec_ratio: float | None,
+    spec_winner: str | None,
+    band: float,
+) -> bool:
+    """True when the alternative names a winner other than the spec's, and neither is a tie."""
+    if is_tie(ratio, band) or is_tie(spec_ratio, band):
+        return False
+    return bool(winner and spec_winner and winner != spec_winner)
 
 
 def _row(
@@ -43,6 +61,9 @@ def _row(
     cost_winner = sub["cost_winner"] if sub else None
     if available and throughput_ratio is None and cost_ratio is None:
         available, reason = False, "not computable from the data"
+    band = c.tie_band
+    spec_ratio = head["throughput_ratio"] if head else None
+    spec_cost_ratio = head["cost_ratio"] if head else None
     return {
         "parameter": parameter,
         "alternative": alt.text,
@@ -52,14 +73,15 @@ def _row(
         "cost_ratio": cost_ratio,
         "winner": winner,
         "cost_winner": cost_winner,
-        "flips": _flips(winner, head["winner"] if head else None),
-        "cost_flips": _flips(cost_winner, head["cost_winner"] if head else None),
+        "tie": is_tie(throughput_ratio, band),
+        "cost_tie": is_tie(cost_ratio, band),
+        "flips": flips(
+            throughput_ratio, winner, spec_ratio, head["winner"] if head else None, band
+        ),
+        "cost_flips": flips(
+            cost_ratio, cost_winner, spec_cost_ratio, head["cost_winner"] if head else None, band
+        ),
     }
-
-
-def _flips(winner: str | None, spec_winner: str | None) -> bool:
-    """True when the alternative names a winner, and another than the spec's."""
-    return bool(winner and spec_winner and winner != spec_winner)
 
 
 def _default_axes(c: ir.Comparison) -> tuple[ir.SensitivityAxis, ...]:

@@ -216,12 +216,15 @@ class SensitivityRow(TypedDict):
     cost_ratio: float | None
     winner: str | None
     cost_winner: str | None
+    tie: bool  # the throughput ratio is within the tie band of 1
+    cost_tie: bool
     flips: bool
     cost_flips: bool
 
 
 class Sensitivity(TypedDict):
     declared: bool
+    tie_band: float  # a ratio within this share of 1 is a tie, never a flip
     rows: list[SensitivityRow]
 
 

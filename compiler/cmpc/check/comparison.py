@@ -95,7 +95,11 @@ def read_comparison(ctx: Context, root: st.Entry) -> ir.Comparison | None:
         if c is not None
     )
     unique(ctx, "claim", block.all("claim"))
-    sensitivity = read_sensitivity(ctx, one["sensitivity"], systems) if "sensitivity" in one else ()
+    sensitivity, tie_band = (
+        read_sensitivity(ctx, one["sensitivity"], systems)
+        if "sensitivity" in one
+        else ((), ir.DEFAULT_TIE_BAND)
+    )
     disclosure = read_disclosure(ctx, one["disclosure"]) if "disclosure" in one else ()
     question = block["question"]
     synthetic = any(s.role == "synthetic" for s in sources)
@@ -115,6 +119,7 @@ def read_comparison(ctx: Context, root: st.Entry) -> ir.Comparison | None:
         capacity=capacity,
         claims=claims,
         sensitivity=sensitivity,
+        tie_band=tie_band,
         disclosure=disclosure,
         synthetic=synthetic,
     )

@@ -21,11 +21,17 @@ from cmpc.syntax import tree as st
 
 def read_sensitivity(
     ctx: Context, field: Field, systems: Sequence[ir.System]
-) -> tuple[ir.SensitivityAxis, ...]:
+) -> tuple[tuple[ir.SensitivityAxis, ...], float]:
+    """The varied parameters' alternatives, and the tie band (`tie`, E111 outside [0, 100%])."""
     ctx.origin("/sensitivity", field.span)
-    found = decode(ctx, field, V.SENSITIVITY).fields
+    block = decode(ctx, field, V.SENSITIVITY)
+    if "tie" in block.fields:
+        ctx.origin("/tie_band", block.fields["tie"][0].span)
+    tie = block.read.get("tie")
     axes = []
-    for key, fields in found.items():
+    for key, fields in block.fields.items():
+        if key == "tie":
+            continue
         assert V.is_word(key, V.SENSITIVITY_PARAMETERS)  # block() keeps only these keys
         f = fields[0]
         alts = []
@@ -34,7 +40,7 @@ def read_sensitivity(
             if value is not None:
                 alts.append(ir.Alternative(" ".join(text_of(a) for a in alt.atoms), value))
         axes.append(ir.SensitivityAxis(key, tuple(alts)))
-    return tuple(axes)
+    return tuple(axes), ir.DEFAULT_TIE_BAND if tie is None else tie
 
 
 def sensitivity_value(

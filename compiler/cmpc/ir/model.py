@@ -31,6 +31,8 @@ from cmpc.language.vocabulary import (
 )
 
 IR_VERSION = "1"
+# Two values whose ratio is within this share of 1 are a tie: the default for `sensitivity { tie }`
+DEFAULT_TIE_BAND = 0.005
 
 
 @dataclass(frozen=True)
@@ -308,6 +310,7 @@ class Comparison:
     capacity: Capacity | None = None
     claims: tuple[Claim, ...] = ()
     sensitivity: tuple[SensitivityAxis, ...] = ()
+    tie_band: float = DEFAULT_TIE_BAND  # a ratio within it of 1 is a tie, never a flip
     disclosure: tuple[tuple[str, str], ...] = ()
     synthetic: bool = False
 

@@ -382,7 +382,10 @@ LATENCY = BlockSpec(
         KeySpec("slo"),
     ),
 )
-SENSITIVITY = BlockSpec("sensitivity", _words(*SENSITIVITY_PARAMETERS))
+# `tie`: two values whose ratio lies within this share of 1 are a tie, never a flipped winner
+SENSITIVITY = BlockSpec(
+    "sensitivity", (*_words(*SENSITIVITY_PARAMETERS), KeySpec("tie", "share", field="tie_band"))
+)
 DISCLOSURE = BlockSpec(
     "disclosure",
     tuple(KeySpec(k, "text", example='"closed loop, concurrency 1-70"') for k in CHECKLIST),

@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from cmpc.analysis.sensitivity import is_tie
 from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, get_in, is_number
+from cmpc.report.sections.sensitivity import tie_band
 from cmpc.report.text import (
     Md,
     escape,
@@ -69,7 +71,9 @@ def headline(ctx: Context) -> JsonObject:
         source="cmpc",
     )
     change = tr - 1
-    out["direction"] = Md("more") if change > 0 else Md("fewer") if change < 0 else None
+    band = tie_band(ctx)
+    out["direction"] = _direction(tr, band, Md("more"), Md("fewer"))
+    out["same"] = _same(tr)
     out["change"] = ctx.fig.add(
         "headline.throughput_change",
         "throughput change",
@@ -87,6 +91,7 @@ def headline(ctx: Context) -> JsonObject:
             eq,
             "cost change at equal prices",
             h.get("system"),
+            band,
         )
     cr, pr = h.get("cost_ratio"), h.get("price_ratio")
     if is_number(cr) and is_number(pr) and not math.isclose(pr, 1.0):
@@ -96,6 +101,7 @@ def headline(ctx: Context) -> JsonObject:
             cr,
             "cost change at the declared prices",
             h.get("system"),
+            band,
         )
         declared["prices"] = Md(" vs ").join(
             ctx.price_shown(n) for n in (h.get("system"), h.get("baseline"))
@@ -167,8 +173,25 @@ def _peak_phrase(ctx: Context) -> Md:
     ).format(shown[0], shown[1])
 
 
+def _direction(value_ratio: float, band: float, up: Md, down: Md) -> Md | None:
+    """The word for a ratio's change, None for a tie (a ratio within the tie band of 1)."""
+    if is_tie(value_ratio, band):
+        return None
+    return up if value_ratio > 1 else down if value_ratio < 1 else None
+
+
+def _same(value_ratio: float) -> Md:
+    """`the same` for equal values, `about the same` for a tie that is not exact."""
+    return Md("the same") if value_ratio == 1 else Md("about the same")
+
+
 def _cost_phrase(
-    ctx: Context, fid: str, cost_ratio: float, quantity: str, system: str | None
+    ctx: Context,
+    fid: str,
+    cost_ratio: float,
+    quantity: str,
+    system: str | None,
+    band: float,
 ) -> dict[str, Md | None]:
     change = cost_ratio - 1
     return {
@@ -190,7 +213,8 @@ def _cost_phrase(
             system=system,
             source="cmpc",
         ),
-        "direction": Md("lower") if change < 0 else Md("higher") if change > 0 else None,
+        "direction": _direction(cost_ratio, band, Md("higher"), Md("lower")),
+        "same": _same(cost_ratio),
     }
 
 

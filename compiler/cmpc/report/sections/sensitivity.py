@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from cmpc.analysis.sensitivity import is_tie
+from cmpc.ir.model import DEFAULT_TIE_BAND
 from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, get_in, is_number
 from cmpc.report.text import (
@@ -11,6 +13,7 @@ from cmpc.report.text import (
     Md,
     escape,
     escape_prose,
+    percent,
     ratio,
     usd,
 )
@@ -33,6 +36,7 @@ def sensitivity(ctx: Context) -> JsonObject | None:
     if not isinstance(sens, dict):
         return None
     head = ctx.results.get("headline") or {}
+    band = tie_band(ctx)
     rows: list[dict[str, Any]] = [
         {
             "parameter": Md("as specified"),
@@ -40,8 +44,10 @@ def sensitivity(ctx: Context) -> JsonObject | None:
             "available": True,
             "throughput_ratio": ratio(head.get("throughput_ratio")),
             "cost_ratio": ratio(head.get("cost_ratio")),
-            "winner": ctx.label(head["winner"]) if head.get("winner") else Md(DASH),
-            "cost_winner": ctx.label(head["cost_winner"]) if head.get("cost_winner") else Md(DASH),
+            "winner": _winner(ctx, head.get("winner"), is_tie(head.get("throughput_ratio"), band)),
+            "cost_winner": _winner(
+                ctx, head.get("cost_winner"), is_tie(head.get("cost_ratio"), band)
+            ),
             "flips": False,
             "cost_flips": False,
             "reason": None,
@@ -78,10 +84,8 @@ def sensitivity(ctx: Context) -> JsonObject | None:
                 )
                 if is_number(cr)
                 else Md(DASH),
-                "winner": ctx.label(row["winner"]) if row.get("winner") else Md(DASH),
-                "cost_winner": ctx.label(row["cost_winner"])
-                if row.get("cost_winner")
-                else Md(DASH),
+                "winner": _winner(ctx, row.get("winner"), bool(row.get("tie"))),
+                "cost_winner": _winner(ctx, row.get("cost_winner"), bool(row.get("cost_tie"))),
                 "flips": bool(row.get("flips")),
                 "cost_flips": bool(row.get("cost_flips")),
             }
@@ -91,8 +95,22 @@ def sensitivity(ctx: Context) -> JsonObject | None:
         "declared": bool(sens.get("declared")),
         "rows": rows,
         "flips": flips,
+        "tie_band": percent(band, 3),
         "utilization_note": _utilization_note(ctx, sens.get("rows") or []),
     }
+
+
+def tie_band(ctx: Context) -> float:
+    """The share of 1 within which a ratio is a tie (results.json's, else the default)."""
+    band = get_in(ctx.results, "sensitivity", "tie_band")
+    return float(band) if is_number(band) else DEFAULT_TIE_BAND
+
+
+def _winner(ctx: Context, name: str | None, tie: bool) -> Md:
+    """The winner's label; `tie` when the ratio is within the tie band of 1."""
+    if tie:
+        return Md("tie")
+    return ctx.label(name) if name else Md(DASH)
 
 
 def _utilization_note(ctx: Context, rows: list[JsonObject]) -> Md | None:
