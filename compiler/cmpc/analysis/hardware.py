@@ -13,6 +13,6 @@ def gpu_count(system: ir.System) -> int | None:
 
 
 def gpus_per_node(system: ir.System) -> float | None:
-    """The GPUs in one node: as declared, else the system's GPUs over its nodes."""
+    """The system's GPUs over its nodes (E125 holds a declared `gpus_per_node` to it)."""
     gpus = gpu_count(system)
-    return system.gpus_per_node or (gpus / system.nodes if gpus else None)
+    return gpus / system.nodes if gpus else system.gpus_per_node

@@ -86,3 +86,36 @@ def gpu_count(
             else "make the accelerator count match the parallel layout"
         ),
     )
+
+
+def node_count(
+    ctx: Context, system: ir.System, per_node: Field | None, nodes: Field | None
+) -> None:
+    """A declared `gpus_per_node` times the nodes must equal the GPUs over all pools."""
+    gpus = system.parallel.gpus if system.parallel.declared else system.count
+    if per_node is None or system.gpus_per_node is None or gpus is None:
+        return
+    if system.nodes * system.gpus_per_node == gpus:
+        return
+    used = gpus / system.nodes
+    nodes_word = "node" if system.nodes == 1 else "nodes"
+    ctx.fail(
+        "E125",
+        f"system `{system.name}` has {system.nodes} {nodes_word} of {system.gpus_per_node} "
+        f"GPUs, but runs on {gpus} GPUs",
+        per_node.span,
+        label=f"{system.nodes} × {system.gpus_per_node} = {system.nodes * system.gpus_per_node}",
+        secondary=(Label(nodes.span, f"{system.nodes} {nodes_word} declared here"),)
+        if nodes
+        else (),
+        notes=(
+            "a per-node figure is the system's throughput over its nodes, so the nodes must "
+            "hold exactly the GPUs the system runs on",
+            f"GPUs used (parallel layout, else accelerator count): {gpus}",
+        ),
+        help=(
+            f"write `gpus_per_node {used:g}` if each node runs {used:g} GPUs"
+            if used == int(used)
+            else "make `nodes` × `gpus_per_node` equal the GPUs used"
+        ),
+    )

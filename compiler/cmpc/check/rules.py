@@ -44,6 +44,17 @@ def cross_checks(
                     normalize_field.span,
                     help=f"add `power N kW basis provisioned` to system `{s.name}`",
                 )
+    if normalize_field is not None and normalize.per == "rack":
+        for s in systems:
+            if s.gpus_per_rack is None:
+                ctx.fail(
+                    "E126",
+                    f"per-rack normalization needs `gpus_per_rack` on every system; "
+                    f"`{s.name}` has none",
+                    normalize_field.span,
+                    label="normalizes per rack",
+                    help=f"add `gpus_per_rack N` to system `{s.name}`",
+                )
     scenario = cost.cost.scenario
     if cost.scenario_span is None:
         pass

@@ -171,6 +171,22 @@ def _fn_norm(ctx: Context) -> Md:
         text += Md(": throughput per GPU divided by power per GPU{}. {}.").format(
             Md(" ({})").format(basis) if basis else Md(""), gpus
         )
+    elif per == "node":
+        nodes = {n: (ctx.ir_systems.get(n) or {}).get("nodes", 1) for n in ctx.order}
+        on_nodes = Md("; ").join(
+            Md("{} {} GPUs{} on {} {}").format(
+                ctx.label(n),
+                number(get_in(ctx.systems, n, "gpus")),
+                ctx.parallel_note(ctx.ir_systems.get(n) or {}),
+                number(nodes[n]),
+                "node" if nodes[n] == 1 else "nodes",
+            )
+            for n in ctx.order
+        )
+        text += Md(
+            ": each system's throughput divided by its nodes (throughput per GPU times "
+            "the GPUs per node): {}."
+        ).format(on_nodes)
     else:
         text += Md(": throughput per GPU times the GPUs per {}. {}.").format(per, gpus)
     return text
