@@ -11,11 +11,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cmpc.compute.frontier import (
+    AT_KNOT,
     Method,
     Point,
     pareto_frontier,
     read_all,
     read_at,
+    read_latency,
+    read_target,
     steffen_curve,
     steffen_slopes,
 )
@@ -245,10 +248,61 @@ def test_linear_matches_numpy_interp_and_nearest_is_a_knot(case):
     xs = [p.interactivity for p in frontier]
     ys = [p.throughput for p in frontier]
     linear = [read_at(frontier, t, Method.LINEAR).value for t in targets]
-    np.testing.assert_allclose(linear, np.interp(targets, xs, ys), rtol=1e-12)
+    # a target within AT_KNOT of a knot is read at the knot, as measured
+    at = [next((x for x in xs if math.isclose(x, t, rel_tol=AT_KNOT)), t) for t in targets]
+    np.testing.assert_allclose(linear, np.interp(at, xs, ys), rtol=1e-12)
     for t in targets:
         read = read_at(frontier, t, Method.NEAREST)
         lo, hi = read.knots
         assert read.value in (lo.throughput, hi.throughput)
         nearest = min((lo, hi), key=lambda k: (abs(k.interactivity - t), -k.interactivity))
         assert read.value == nearest.throughput
+
+
+# -- issue 14: sparse reads (lower bounds) and lower-is-better latency targets -------------------
+
+# TP8's one llmk8s run: P90 TPOT 27.63 ms = 36.19 tok/s/user, 1351.17 tok/s over 8 GPUs
+ONE_RUN = (Point(36.19107485403539, 168.8963656098855, None, "tp8"),)
+
+
+@pytest.mark.parametrize("method", list(Method))
+def test_a_target_below_the_range_is_met_and_read_as_a_lower_bound(method):
+    read = read_target(ONE_RUN, 20.0, method)
+    assert read.reachable and read.bound == "lower"
+    assert read.value == ONE_RUN[0].throughput and read.knots == ONE_RUN
+    assert not read_at(ONE_RUN, 20.0, method).reachable  # read_at alone never bounds
+
+
+def test_a_target_above_the_range_stays_unreachable():
+    read = read_target(ONE_RUN, 40.0)
+    assert not read.reachable and read.value is None and read.bound is None
+
+
+@given(monotone_frontiers(), st.floats(0.01, 0.99))
+def test_the_lower_bound_is_the_best_throughput_measured_at_or_above_the_target(case, share):
+    frontier, _ = case
+    target = frontier[0].interactivity * share
+    read = read_target(frontier, target)
+    best = max(p.throughput for p in frontier if p.interactivity >= target)
+    assert read.bound == "lower" and read.value == best
+    # inside the range nothing changes: the read is read_at's, with no bound
+    inside = read_target(frontier, frontier[-1].interactivity)
+    assert inside.bound is None and inside.value == frontier[-1].throughput
+
+
+def test_a_latency_target_reads_along_latency_not_its_inverse():
+    # two runs: 100 ms at 1000 tok/s/gpu and 200 ms at 1600; a 150 ms target lies halfway
+    front = pareto_frontier([Point(1000 / 100, 1000.0), Point(1000 / 200, 1600.0)])
+    read = read_latency(front, 150.0, Method.LINEAR)
+    assert read.value == pytest.approx(1300.0, rel=1e-12) and read.bound is None
+    assert {k.throughput for k in read.knots} == {1000.0, 1600.0}
+    # along 1/latency the same target (6.67/s) would read 1400: not what a latency target means
+    assert read_at(front, 1000 / 150, Method.LINEAR).value == pytest.approx(1400.0)
+
+
+def test_a_latency_target_looser_than_every_run_is_a_lower_bound_and_tighter_unreachable():
+    front = pareto_frontier([Point(1000 / 100, 1000.0), Point(1000 / 200, 1600.0)])
+    loose = read_latency(front, 1000.0)  # every run's latency is below 1 s
+    assert loose.bound == "lower" and loose.value == 1600.0
+    assert loose.knots[0].interactivity == 5.0  # the slowest run, as given, not mirrored
+    assert not read_latency(front, 50.0).reachable

@@ -40,10 +40,22 @@ def test_a_target_of_200_is_unreachable_and_warned():
         "target_tok_s_user": 200,
         "throughput_per_gpu": None,
         "reachable": False,
+        "bound": None,
         "method": "steffen",
         "knots": [],
     }
     assert [d.code for d in outcome.diagnostics] == ["W411"]
+
+
+def test_a_target_below_the_sweep_is_met_as_a_lower_bound():
+    """Issue 14: 1 tok/s/user is slower than every tp8 row, so every row meets it."""
+    doc = _json(run_sweep([TPU], where=["tp=8"], at=[1], as_json=True))
+    (read,) = doc["reads"]
+    assert read["reachable"] is True and read["bound"] == "lower"
+    best = max(p["throughput_per_gpu"] for p in doc["points"] if p["interactivity_tok_s_user"] >= 1)
+    assert read["throughput_per_gpu"] == best
+    table = run_sweep([TPU], where=["tp=8"], at=[1]).stdout
+    assert any(line.split()[:3] == ["1", ">=", f"{best:.1f}"] for line in table.splitlines())
 
 
 def test_json_keys_are_fixed():
@@ -55,6 +67,7 @@ def test_json_keys_are_fixed():
         "target_tok_s_user",
         "throughput_per_gpu",
         "reachable",
+        "bound",
         "method",
         "knots",
     }

@@ -1,11 +1,13 @@
-"""Sweep points -> Pareto frontier -> throughput read at a target interactivity."""
+"""Sweep points -> Pareto frontier -> throughput read at a target interactivity or latency."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -38,6 +40,7 @@ class Point:
     throughput: float
     concurrency: float | None = None
     label: str = ""
+    request_rate: float | str | None = None  # requests/s the client sent; "inf": all at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +49,9 @@ class Read:
 
     `value` is None when the target is outside the frontier (`reachable` False); cmpc never
     extrapolates. `knots` holds the lower and upper knot (by interactivity); both are the same
-    point when the target hits the only knot of a one-point frontier.
+    point when the target hits the only knot of a one-point frontier. `bound` is "lower" when
+    the target is easier than every measured point (`read_target`): `value` is then the best
+    throughput measured at or beyond the target, and `knots` holds that one point.
     """
 
     target: float
@@ -54,6 +59,7 @@ class Read:
     reachable: bool
     method: Method
     knots: tuple[Point, ...] = ()
+    bound: Literal["lower"] | None = None
 
     def derive(self, numerator: float) -> float | None:
         """A reciprocal quantity `numerator / throughput` (e.g. $/M tokens, J/token) at the read."""
@@ -193,3 +199,43 @@ def read_all(
 ) -> tuple[Read, ...]:
     """`read_at` for each target, in the order given."""
     return tuple(read_at(frontier, target, method) for target in targets)
+
+
+def read_target(
+    frontier: Sequence[Point], target: float, method: Method | str = Method.STEFFEN
+) -> Read:
+    """`read_at`, except that a target below the frontier's interactivity range is met.
+
+    Every run beats such a target, so the read is a lower bound: the best throughput measured at
+    or above the target interactivity (the frontier's slowest knot, its highest throughput).
+    A target above the range stays unreachable.
+    """
+    read = read_at(frontier, target, method)
+    if read.reachable or not frontier or target > frontier[0].interactivity:
+        return read
+    slowest = frontier[0]
+    return Read(target, slowest.throughput, True, read.method, (slowest,), "lower")
+
+
+def by_latency(frontier: Sequence[Point]) -> tuple[Point, ...]:
+    """The frontier on the (latency, throughput) plane: x = -latency in ms, so larger is better.
+
+    A point's interactivity is 1 / latency (in 1/s), so the order and the Pareto set are the
+    same; only what lies between two knots changes: a read along latency, not along 1/latency.
+    """
+    return tuple(dataclasses.replace(p, interactivity=-1000.0 / p.interactivity) for p in frontier)
+
+
+def read_latency(
+    frontier: Sequence[Point], target_ms: float, method: Method | str = Method.STEFFEN
+) -> Read:
+    """Throughput at latency <= `target_ms` along the (latency, throughput) frontier.
+
+    Lower is better: a target above every run's latency is met (a lower bound at the slowest
+    run), one below every run's latency is unreachable. The knots returned are `frontier`'s own
+    points; `target` is the latency target as an interactivity (1000 / ms).
+    """
+    mirrored = by_latency(frontier)
+    read = read_target(mirrored, -target_ms, method)
+    knots = tuple(frontier[mirrored.index(k)] for k in read.knots)
+    return Read(1000.0 / target_ms, read.value, read.reachable, read.method, knots, read.bound)

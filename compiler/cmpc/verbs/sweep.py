@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TypeGuard
 
 from cmpc.compute.cost import gpus_from_parallelism
-from cmpc.compute.frontier import Method, Point, Read, pareto_frontier, read_all
+from cmpc.compute.frontier import Method, Point, Read, pareto_frontier, read_target
 from cmpc.diagnostics import Diagnostic, error, has_errors, warning
 from cmpc.jsontypes import JsonObject
 from cmpc.metrics import RunMetrics, summarize
@@ -102,7 +102,8 @@ def sweep(points: Iterable[Point], targets: Sequence[float], method: Method | st
     """Frontier of the pooled points, read at each target with the method."""
     points = tuple(sorted(points, key=lambda p: (p.interactivity, -p.throughput)))
     frontier = pareto_frontier(points)
-    return SweepResult(points, frontier, read_all(frontier, targets, method))
+    reads = tuple(read_target(frontier, t, method) for t in targets)
+    return SweepResult(points, frontier, reads)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -202,6 +203,7 @@ def _read_json(read: Read) -> JsonObject:
         "target_tok_s_user": read.target,
         "throughput_per_gpu": read.value,
         "reachable": read.reachable,
+        "bound": read.bound,
         "method": str(read.method),
         "knots": [_point_json(k, full=False) for k in read.knots],
     }
@@ -260,6 +262,11 @@ def render_table(result: SweepResult, statistic: str, method: Method) -> str:
             lo, hi = result.frontier[0], result.frontier[-1]
             span = f"frontier spans {lo.interactivity:.2f}-{hi.interactivity:.2f} tok/s/user"
             rows.append([f"{read.target:g}", "unreachable", span, ""])
+            continue
+        if read.bound == "lower":
+            (at,) = read.knots
+            where = f"{at.interactivity:.2f} ({at.throughput:.1f}) conc {_conc(at)}"
+            rows.append([f"{read.target:g}", f">= {read.value:.1f}", where, "lower bound"])
             continue
         lo, hi = read.knots
         rows.append(
