@@ -41,7 +41,7 @@ def test_a_cost_ratio_of_1_0000793_is_a_tie_not_a_flip(tmp_path):
     assert results["sensitivity"]["tie_band"] == DEFAULT_TIE_BAND
     assert "| statistic | median | 0.800 | 1.000 | beta (synthetic) | tie |" in report
     assert "a ratio within 0.5% of 1 is a tie, never a flip" in report
-    assert "**The winner flips under 3 of the alternatives.**" in report
+    assert "**The winner flips under 3 of the 12 alternatives that could be read.**" in report
 
 
 def test_with_a_zero_band_the_same_row_flips(tmp_path):
@@ -50,7 +50,7 @@ def test_with_a_zero_band_the_same_row_flips(tmp_path):
     median = _row(results, "statistic", "median")
     assert not median["cost_tie"] and median["cost_flips"]
     assert "**beta (synthetic) (flips)**" in report
-    assert "**The winner flips under 5 of the alternatives.**" in report
+    assert "**The winner flips under 5 of the 12 alternatives that could be read.**" in report
 
 
 def test_a_headline_ratio_within_the_band_is_about_the_same(tmp_path):

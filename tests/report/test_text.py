@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from cmpc.report.text import Md, code, csv_value, escape, link, number, percent, ratio, usd
+from cmpc.report.text import (
+    Md,
+    code,
+    column_digits,
+    csv_value,
+    escape,
+    fixed,
+    link,
+    number,
+    percent,
+    ratio,
+    usd,
+)
 
 
 @pytest.mark.parametrize(
@@ -14,9 +26,11 @@ from cmpc.report.text import Md, code, csv_value, escape, link, number, percent,
         (0.244, {}, "24.4%"),
         (0.244, {"signed": True}, "+24.4%"),
         (-0.19614, {"signed": True}, "\u221219.6%"),
-        (1.0, {}, "100%"),
-        (0.7000000000000001, {}, "70%"),
-        (-0.00001, {}, "0%"),
+        (1.0, {}, "100.0%"),
+        (0.7000000000000001, {}, "70.0%"),
+        (-0.00001, {}, "0.0%"),
+        (0.02, {}, "2.0%"),  # issue 14: one precision throughout, never "2%" next to "2.5%"
+        (0.7, {"digits": 0}, "70%"),
         (None, {}, "n/a"),
         (float("nan"), {}, "n/a"),
     ],
@@ -97,3 +111,17 @@ def test_csv_values_are_full_precision_and_platform_independent():
     assert csv_value(None) == ""
     assert csv_value(float("inf")) == "inf"
     assert csv_value(True) == "true"
+
+
+@pytest.mark.parametrize(
+    ("column", "shown"),
+    [
+        ([1263.04, 1567.1], ["1,263.0", "1,567.1"]),  # issue 14: not `1,263` beside `1,567.1`
+        ([9.9, 36.19107], ["9.90", "36.19"]),
+        ([119, 196, 31], ["119", "196", "31"]),  # whole numbers stay whole
+        ([0.5, 250.0], ["0.500", "250.000"]),
+    ],
+)
+def test_a_column_has_one_number_of_decimals(column, shown):
+    digits = column_digits(column)
+    assert [fixed(v, digits) for v in column] == shown

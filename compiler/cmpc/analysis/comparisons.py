@@ -51,6 +51,11 @@ def ratios(
     base_system = comparison.system(base["name"])
     scale_b = scale(base_system, per, base["cost"]["price"], utilization)
     ratio = per_gpu_ratio * scale_s / scale_b if per_gpu_ratio and scale_s and scale_b else None
+    bound = ratio_bound(s["at_target"]["bound"], base["at_target"]["bound"]) if ratio else None
+    winner = (s["name"] if ratio > 1 else base["name"] if ratio < 1 else None) if ratio else None
+    cost_winner = None
+    if cost_ratio:
+        cost_winner = s["name"] if cost_ratio < 1 else base["name"] if cost_ratio > 1 else None
     return {
         "system": s["name"],
         "baseline": base["name"],
@@ -61,15 +66,45 @@ def ratios(
         "cost_ratio_at_equal_price": (1 / per_gpu_ratio) if per_gpu_ratio else None,
         "throughput_change": ratio - 1 if ratio else None,
         "cost_change": cost_ratio - 1 if cost_ratio else None,
-        "winner": (s["name"] if ratio > 1 else base["name"] if ratio < 1 else None)
-        if ratio
-        else None,
-        "cost_winner": (s["name"] if cost_ratio < 1 else base["name"] if cost_ratio > 1 else None)
-        if cost_ratio
-        else None,
+        "winner": established(winner, bound, s["name"], base["name"]),
+        "cost_winner": established(cost_winner, _inverse(bound), base["name"], s["name"]),
         "cost_unavailable": cost_unavailable,
         "goodput_ratio": _goodput_ratio(s, base),
+        "bound": bound,
     }
+
+
+def ratio_bound(system: T.Bound | None, baseline: T.Bound | None) -> T.RatioBound | None:
+    """What a ratio system / baseline is when either read is a lower bound."""
+    if system and baseline:
+        return "neither"  # a ratio of two lower bounds bounds neither way
+    if system:
+        return "lower"
+    return "upper" if baseline else None
+
+
+def _inverse(bound: T.RatioBound | None) -> T.RatioBound | None:
+    """The bound of a cost ratio, which goes as the inverse of the throughput ratio."""
+    if bound == "lower":
+        return "upper"
+    return "lower" if bound == "upper" else bound
+
+
+def established(
+    winner: str | None, bound: T.RatioBound | None, when_lower: str, when_upper: str
+) -> str | None:
+    """The winner only where the ratio's bound makes it certain.
+
+    A lower-bound ratio above 1 proves that `when_lower` (the side in its numerator) wins, one
+    below 1 proves nothing; an upper-bound ratio the reverse; a ratio of two bounds nothing.
+    """
+    if bound is None:
+        return winner
+    if bound == "lower":
+        return winner if winner == when_lower else None
+    if bound == "upper":
+        return winner if winner == when_upper else None
+    return None
 
 
 def _goodput_ratio(s: T.SystemResult, base: T.SystemResult) -> float | None:

@@ -43,6 +43,7 @@ def disclosure(c: ir.Comparison, results: Mapping[str, T.SystemResult]) -> T.Dis
         "revenue_vs_cost": True,
         "power_basis": every(lambda s: s.power is not None),
         "verification": any(s.status == "verified" for s in c.sources),
+        "slo": bool(c.latency.slo),
     }
     items: list[T.DisclosureItem] = []
     for key, question in V.CHECKLIST.items():

@@ -61,6 +61,7 @@ def _system_result(
     runs = measured_runs(comparison, data, system)
     read, found = read_system(comparison, system, runs)
     per_gpu = read.per_gpu
+    bound_at = read.knots[0] if read.bound and read.knots else None
     value = per_gpu * factor if per_gpu is not None and factor is not None else None
     result: T.SystemResult = {
         "name": system.name,
@@ -87,6 +88,9 @@ def _system_result(
             "method": method(latency, system),
             "knots": [point_json(p) for p in read.knots],
             "relative": read.relative,
+            "bound": read.bound,
+            "measured_at_interactivity_tok_s_user": bound_at.interactivity if bound_at else None,
+            "measured_at_latency_ms": 1000.0 / bound_at.interactivity if bound_at else None,
         },
         "cost": cost(comparison, system, hourly, per_gpu),
         "energy": energy(system, per_gpu),

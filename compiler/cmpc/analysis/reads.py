@@ -11,7 +11,7 @@ from cmpc.analysis import types as T
 from cmpc.analysis.hardware import gpu_count, gpus_per_node
 from cmpc.analysis.tokens import accounting
 from cmpc.compute.accounting import TokenRates, counted_tokens, split_input
-from cmpc.compute.frontier import Point, pareto_frontier, read_at
+from cmpc.compute.frontier import Point, Read, pareto_frontier, read_latency, read_target
 from cmpc.diagnostics import Diagnostic, warning
 from cmpc.ingest.points import RunPoint, SystemData
 from cmpc.ir import model as ir
@@ -31,6 +31,7 @@ class SystemRead:
     reachable: bool | None = None
     knots: tuple[Point, ...] = ()
     relative: T.Relative | None = None
+    bound: T.Bound | None = None
 
 
 def measured_runs(
@@ -57,12 +58,50 @@ def read_system(
         found.append(
             warning(
                 "W411",
-                f"`{system.name}` cannot reach {target.interactivity_tok_s_user:g} tok/s/user: "
-                "the target is outside its measured frontier (never extrapolated)",
+                f"`{system.name}` cannot reach {target_text(comparison.latency)}: "
+                f"{_best_measured(comparison.latency, read.frontier)} (never extrapolated)",
                 file=comparison.file,
             )
         )
     return read, found
+
+
+def by_latency(latency: ir.Latency) -> bool:
+    """True when the target is a duration: read along latency, lower is better."""
+    return latency.target is not None and latency.target.given_as == "latency"
+
+
+def target_text(latency: ir.Latency) -> str:
+    """The target as the spec gives it: `20 tok/s/user` or `a P90 TTFT of 1000 ms or less`."""
+    target = latency.target
+    assert target is not None
+    if by_latency(latency):
+        return f"a {latency.statistic} {latency.metric} of {target.latency_ms:g} ms or less"
+    return f"{target.interactivity_tok_s_user:g} tok/s/user"
+
+
+def _best_measured(latency: ir.Latency, frontier: Sequence[Point]) -> str:
+    if not frontier:
+        return "no run has a finite latency"
+    if by_latency(latency):
+        fastest = 1000.0 / frontier[-1].interactivity
+        return f"its lowest measured {latency.metric} is {fastest:.4g} ms"
+    return f"its fastest run reaches {frontier[-1].interactivity:.4g} tok/s/user"
+
+
+def _read(latency: ir.Latency, frontier: Sequence[Point]) -> Read:
+    """The frontier read at the target: along latency for a duration, else interactivity."""
+    target = latency.target
+    assert target is not None
+    if by_latency(latency):
+        return read_latency(frontier, target.latency_ms, latency.read)
+    return read_target(frontier, target.interactivity_tok_s_user, latency.read)
+
+
+def _at(read: SystemRead, at: Read) -> SystemRead:
+    return dataclasses.replace(
+        read, per_gpu=at.value, reachable=at.reachable, knots=at.knots, bound=at.bound
+    )
 
 
 def _read_runs(
@@ -76,8 +115,7 @@ def _read_runs(
     latency = comparison.latency
     target = latency.target
     if target is not None:
-        at = read_at(frontier, target.interactivity_tok_s_user or _speed(target), latency.read)
-        read = dataclasses.replace(read, per_gpu=at.value, reachable=at.reachable, knots=at.knots)
+        read = _at(read, _read(latency, frontier))
     elif frontier:  # no target: each system at its own peak (one run: as measured)
         peak = max(frontier, key=lambda p: p.throughput)
         read = dataclasses.replace(read, per_gpu=peak.throughput, reachable=True, knots=(peak,))
@@ -103,10 +141,7 @@ def _read_reported(
         frontier = pareto_frontier(points)
         read = dataclasses.replace(read, points=tuple(points), frontier=frontier, notes=notes)
         if target is not None and frontier:  # none per GPU: unknown, not unreachable
-            at = read_at(frontier, target.interactivity_tok_s_user, comparison.latency.read)
-            read = dataclasses.replace(
-                read, per_gpu=at.value, reachable=at.reachable, knots=at.knots
-            )
+            read = _at(read, _read(comparison.latency, frontier))
         return read, []
     if rep.throughput is not None:
         per_gpu = _per_gpu(rep.throughput, rep.throughput_unit, system)
@@ -137,10 +172,6 @@ def method(latency: ir.Latency, system: ir.System) -> T.ReadKind:
     if system.runs is None and not (system.reported and system.reported.points):
         return "reported"
     return latency.read if latency.target is not None else "peak"
-
-
-def _speed(target: ir.Target) -> float:
-    return 1000.0 / target.latency_ms
 
 
 def _per_gpu(value: float, unit: V.ReportedUnit | None, system: ir.System) -> float | None:
@@ -199,11 +230,27 @@ def _run_points(
             hit_basis = rates.cache_source.value
         if rp.latency_s is None or not rp.latency_s > 0 or counted is None or not denominator:
             continue  # a zero latency (every token in one chunk) has no finite interactivity
-        points.append(Point(1.0 / rp.latency_s, counted / denominator, rp.concurrency, rp.label))
+        per_gpu = counted / denominator
+        rate = _request_rate(rp.fields.get("request_rate"))
+        points.append(Point(1.0 / rp.latency_s, per_gpu, rp.concurrency, rp.label, rate))
     hit = None
     if hit_values:
         hit = sum(c for c, _ in hit_values) / sum(i for _, i in hit_values)
     return points, hit, hit_basis
+
+
+def _request_rate(value: object) -> float | str | None:
+    """A run's stated request rate: a finite number of requests/s, or "inf" (all at once)."""
+    if isinstance(value, str):
+        if value.strip().lower() in ("inf", "infinity"):
+            return "inf"
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return "inf" if math.isinf(value) else float(value) if math.isfinite(value) else None
+    return None
 
 
 def goodput(
@@ -237,4 +284,5 @@ def point_json(p: Point) -> T.PointResult:
         "throughput_per_gpu": p.throughput,
         "concurrency": p.concurrency,
         "label": p.label,
+        "request_rate": p.request_rate,
     }

@@ -73,6 +73,7 @@ def _row(
         "cost_ratio": cost_ratio,
         "winner": winner,
         "cost_winner": cost_winner,
+        "bound": sub["bound"] if sub else None,
         "tie": is_tie(throughput_ratio, band),
         "cost_tie": is_tie(cost_ratio, band),
         "flips": flips(

@@ -29,6 +29,8 @@ from cmpc.language.vocabulary import (
 HitRateBasis = Literal["measured", "declared", "unknown"]  # compute.accounting.CacheSource
 ReadKind = Literal[ReadMethod, "reported", "peak"]
 Verdict = Literal["comparable", "directional signal only"]
+Bound = Literal["lower"]  # a read at a target easier than every measured point
+RatioBound = Literal["lower", "upper", "neither"]  # what a ratio of reads with bounds is
 
 
 # -- conditions: the comparison's method, as the IR states it ---------------------------------
@@ -87,6 +89,7 @@ class PointResult(TypedDict):
     throughput_per_gpu: float
     concurrency: float | None
     label: str
+    request_rate: float | str | None  # requests/s the client was set to; "inf": all at once
 
 
 class Relative(TypedDict):
@@ -104,6 +107,9 @@ class AtTarget(TypedDict):
     method: ReadKind
     knots: list[PointResult]
     relative: Relative | None
+    bound: Bound | None
+    measured_at_interactivity_tok_s_user: float | None
+    measured_at_latency_ms: float | None
 
 
 class TcoHourly(TypedDict):
@@ -200,6 +206,7 @@ class Ratios(TypedDict):
     cost_winner: str | None
     cost_unavailable: str | None
     goodput_ratio: float | None
+    bound: RatioBound | None
 
 
 class Load(TypedDict):
@@ -216,6 +223,7 @@ class SensitivityRow(TypedDict):
     cost_ratio: float | None
     winner: str | None
     cost_winner: str | None
+    bound: RatioBound | None  # as Ratios.bound: a winner is named only where it is established
     tie: bool  # the throughput ratio is within the tie band of 1
     cost_tie: bool
     flips: bool

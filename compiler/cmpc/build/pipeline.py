@@ -150,6 +150,13 @@ def _envelope(
     }
 
 
+BOUND_WORDS = {
+    "lower": "the throughput ratio is a lower bound",
+    "upper": "the throughput ratio is an upper bound",
+    "neither": "a ratio of two lower bounds: not itself a bound",
+}
+
+
 def _summary(results: T.Results, where: str) -> str:
     head = results["headline"]
     lines = [f"wrote {terminal_text(where)}/"]
@@ -158,5 +165,8 @@ def _summary(results: T.Results, where: str) -> str:
         line = f"{pair}: throughput x{head['throughput_ratio']:.4g}"
         if head["cost_ratio"]:
             line += f", cost per token x{head['cost_ratio']:.4g}"
+        bound = head.get("bound")
+        if bound:
+            line += f" ({BOUND_WORDS[bound]})"
         lines.append(line)
     return "\n".join(lines) + "\n"

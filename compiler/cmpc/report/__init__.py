@@ -44,10 +44,13 @@ def render_outputs(
     try:
         if F.has_sweep(results):
             files["figures/frontier.svg"] = F.frontier_svg(results, order, labels)
+            axis, caption = F.frontier_caption(results)
             figures.append(
                 {
                     "path": "figures/frontier.svg",
                     "kind": "frontier",
+                    "axis": axis,
+                    "caption": caption,
                     "alt": Md(
                         "Throughput against interactivity: measured points, "
                         "frontier as read, target and reads"

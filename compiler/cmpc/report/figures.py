@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from typing_extensions import TypeIs  # typing.TypeIs from Python 3.13
 
-from cmpc.compute.frontier import Method, Point, read_at, steffen_curve
+from cmpc.compute.frontier import Method, Point, by_latency, read_at, steffen_curve
 from cmpc.jsontypes import JsonObject
 from cmpc.report import svg
-from cmpc.report.text import csv_value, number, ratio
+from cmpc.report.text import Md, csv_value, number, ratio
 from cmpc.safe_text import csv_cell
 
 COLORS = (
@@ -74,6 +74,11 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
     latency = (results.get("conditions") or {}).get("latency") or {}
     method = latency.get("read") or "steffen"
     target = (latency.get("target") or {}).get("interactivity_tok_s_user")
+    # a duration target is read along latency (lower is better): x is the latency in ms
+    along_latency = (latency.get("target") or {}).get("given_as") == "latency"
+    if along_latency:
+        target = (latency.get("target") or {}).get("latency_ms")
+    x_of = _latency_ms if along_latency else _same
     scales, unit = _scale(results)
 
     marks: list[svg.Points | svg.Line | svg.VLine | svg.Flag] = []
@@ -88,24 +93,25 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
         origin = "synthetic" if results.get("synthetic") else origin
         color = COLORS[i % len(COLORS)]
         label = _text(labels[name])
-        xs = tuple(p.get("interactivity_tok_s_user") for p in points)
+        xs = tuple(x_of(p.get("interactivity_tok_s_user")) for p in points)
         ys = tuple(_times(p.get("throughput_per_gpu"), k) for p in points)
         marks.append(svg.Points(xs, ys, color, f"{label}: {origin} points", size=3.5, opacity=0.55))
         front = [
             Point(p["interactivity_tok_s_user"], p["throughput_per_gpu"])
             for p in s.get("frontier") or []
         ]
+        if along_latency:
+            front = list(by_latency(front))  # x = -latency: the read's own axis
         if len(front) >= 2:
             grid = np.linspace(front[0].interactivity, front[-1].interactivity, 161)
             curve = _curve(front, grid, method)
             ys = tuple(_times(c, k) for c in curve)
-            marks.append(
-                svg.Line(tuple(float(x) for x in grid), ys, color, f"{label}: frontier ({method})")
-            )
+            gx = tuple(-float(x) if along_latency else float(x) for x in grid)
+            marks.append(svg.Line(gx, ys, color, f"{label}: frontier ({method})"))
         elif front:
             marks.append(
                 svg.Points(
-                    (front[0].interactivity,),
+                    (-front[0].interactivity if along_latency else front[0].interactivity,),
                     (_times(front[0].throughput, k),),
                     color,
                     f"{label}: frontier (one point)",
@@ -115,7 +121,22 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
             )
         at = s.get("at_target") or {}
         value = at.get("throughput_per_gpu")
-        if _finite(value) and _finite(target):
+        bound_at = at.get(
+            "measured_at_latency_ms" if along_latency else "measured_at_interactivity_tok_s_user"
+        )
+        if _finite(value) and _finite(bound_at):
+            marks.append(
+                svg.Points(
+                    (bound_at,),
+                    (value * k,),
+                    color,
+                    f"{label}: lower bound",
+                    shape="triangle",
+                    size=6.5,
+                    edge="black",
+                )
+            )
+        elif _finite(value) and _finite(target):
             marks.append(
                 svg.Points(
                     (target,),
@@ -130,15 +151,69 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
         elif at.get("reachable") is False:
             unreachable.append((name, color))
     if _finite(target):
-        marks.append(svg.VLine(target, "black", f"target {target:g} tok/s/user"))
+        target_label = f"target {target:g} ms" if along_latency else f"target {target:g} tok/s/user"
+        marks.append(svg.VLine(target, "black", target_label))
         for j, (name, color) in enumerate(unreachable):
             marks.append(svg.Flag(target, f"{_text(labels[name])}: unreachable", color, j))
     axes = svg.Axes(
         tuple(marks),
-        xlabel="interactivity (tok/s/user)",
+        xlabel=_latency_label(latency) if along_latency else "interactivity (tok/s/user)",
         ylabel=f"throughput ({_text(unit)})",
     )
     return svg.render(svg.Chart((axes,), "Throughput against interactivity", columns=3))
+
+
+def frontier_caption(results: JsonObject) -> tuple[Md, Md]:
+    """The frontier figure's x axis and a caption naming only the marks the figure holds."""
+    systems = [s or {} for s in (results.get("systems") or {}).values()]
+    target = ((results.get("conditions") or {}).get("latency") or {}).get("target") or {}
+    along_latency = target.get("given_as") == "latency"
+    fronts = [len(s.get("frontier") or []) for s in systems if s.get("points")]
+    ats = [s.get("at_target") or {} for s in systems if s.get("points")]
+    parts = [Md("Dots: runs (measured, or as a source reported them)")]
+    if any(n >= 2 for n in fronts):
+        parts.append(
+            Md("lines: each system's Pareto frontier read with the spec's method[^latency]")
+        )
+    if any(n == 1 for n in fronts):
+        parts.append(Md("squares: a frontier of one point"))
+    if target:
+        parts.append(Md("dashed line: the target"))
+    if target and any(_finite(a.get("throughput_per_gpu")) and not a.get("bound") for a in ats):
+        parts.append(Md("diamonds: the values read at the target"))
+    if any(a.get("bound") == "lower" for a in ats):
+        parts.append(
+            Md(
+                "triangles: lower bounds, the best throughput measured beyond the target, "
+                "drawn where it was measured"
+            )
+        )
+    if target and any(a.get("reachable") is False for a in ats):
+        parts.append(Md("crosses: systems that do not reach it"))
+    axis = (
+        Md("latency ({} ms, lower is better)").format(
+            _latency_label(results.get("conditions", {}).get("latency") or {})[: -len(" (ms)")]
+        )
+        if along_latency
+        else Md("interactivity")
+    )
+    return axis, Md("; ").join(parts) + Md(".")
+
+
+def _same(x: object) -> object:
+    return x
+
+
+def _latency_ms(interactivity: object) -> float | None:
+    """A point's latency in ms from its interactivity (1 / latency in s)."""
+    return 1000.0 / interactivity if _finite(interactivity) and interactivity > 0 else None
+
+
+def _latency_label(latency: JsonObject) -> str:
+    stat = str(latency.get("statistic") or "")
+    stat = "P" + stat[1:] if stat.startswith("p") else stat
+    metric = str(latency.get("metric") or "latency")
+    return f"{stat} {metric.upper() if metric in ('ttft', 'tpot') else metric} (ms)"
 
 
 def summary_svg(

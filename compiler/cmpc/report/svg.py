@@ -39,7 +39,7 @@ WIDTHS = {
 
 
 class Points(NamedTuple):
-    """Markers at data coordinates: circle, square, diamond or x."""
+    """Markers at data coordinates: circle, square, diamond, triangle or x."""
 
     xs: tuple
     ys: tuple
@@ -287,6 +287,7 @@ class _Canvas:
         corners = {
             "square": ((x - r, y - r), (x + r, y - r), (x + r, y + r), (x - r, y + r)),
             "diamond": ((x, y - r), (x + r, y), (x, y + r), (x - r, y)),
+            "triangle": ((x, y - r), (x + r, y + r), (x - r, y + r)),  # pointing up: a bound
         }
         if shape in corners:
             self.add(f'<path d="{_path(*corners[shape])}Z" {paint}/>')

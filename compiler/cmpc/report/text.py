@@ -195,13 +195,13 @@ def _trim(text: str) -> str:
 
 
 def percent(fraction: object, digits: int = 1, signed: bool = False) -> Md:
-    """A fraction as a percentage, rounded once, here: 0.1961 -> '19.6%'."""
+    """A fraction as a percentage, rounded once, here: 0.1961 -> '19.6%', 0.02 -> '2.0%'."""
     if not _finite(fraction):
         return Md(DASH)
     value = round(fraction * 100, digits)
     if value == 0:
         value = 0.0  # no "-0.0%"
-    text = _trim(f"{abs(value):.{digits}f}") + "%"
+    text = f"{abs(value):.{digits}f}%"  # one precision throughout: 2.0%, never 2%
     if value < 0:
         return Md("\u2212" + text)
     return Md(("+" if signed and value > 0 else "") + text)
@@ -226,6 +226,24 @@ def number(x: object, digits: int | None = None) -> Md:
         if 0 < size < 0.001:
             return Md(f"{x:.3g}")
     text = _trim(f"{x:,.{digits}f}")
+    return Md("\u2212" + text[1:] if text.startswith("-") else text)
+
+
+def column_digits(values: Iterable[object]) -> int:
+    """One number of decimals for a table column: none for whole numbers, else as many as its
+    smallest value needs (`1,263.0` beside `1,567.1`, `9.90` beside `36.19`)."""
+    finite = [v for v in values if _finite(v)]
+    if all(float(v).is_integer() for v in finite):
+        return 0
+    small = min(abs(v) for v in finite)
+    return 1 if small >= 100 else 2 if small >= 1 else 3
+
+
+def fixed(x: object, digits: int) -> Md:
+    """A quantity with exactly `digits` decimals and thousands separators: a column's format."""
+    if not _finite(x):
+        return number(x)
+    text = f"{x:,.{digits}f}"
     return Md("\u2212" + text[1:] if text.startswith("-") else text)
 
 

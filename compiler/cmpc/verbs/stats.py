@@ -140,5 +140,12 @@ def render_table(m: RunMetrics) -> str:
     if m.stats.get("tpot") is not None:
         parts = [f"{s} {_num(m.interactivity(s), 2)}" for s in ("mean", *keys)]
         lines.append("  interactivity (tok/s/user, 1/statistic of tpot): " + ", ".join(parts))
+    if m.slos is not None:
+        limits = ", ".join(f"{k} <= {_num(v * 1000.0)} ms" for k, v in m.slos.items())
+        attainment = "-" if m.slo_attainment is None else f"{m.slo_attainment * 100.0:.1f}%"
+        lines.append(
+            f"  goodput     {_num(m.goodput)} req/s meeting every SLO ({limits}); "
+            f"SLO attainment {attainment}"
+        )
     lines.append(f"  percentiles: numpy `{m.method}`; std: population")
     return "\n".join(lines) + "\n"

@@ -10,8 +10,10 @@ from cmpc.report.context import Context, get_in, is_number
 from cmpc.report.text import (
     DASH,
     Md,
+    column_digits,
     escape,
     escape_prose,
+    fixed,
     footnote_key,
     number,
     percent,
@@ -25,15 +27,23 @@ def cost_view(ctx: Context) -> JsonObject:
     util = cost.get("utilization")
     basis = cost.get("per_million") or "total"
     rows = []
+    digits = column_digits(
+        get_in(ctx.systems, n, "at_target", "throughput_per_gpu") for n in ctx.order
+    )
     for name in ctx.order:
         c = get_in(ctx.systems, name, "cost", default={})
         price = c.get("usd_per_gpu_hour")
         tput = get_in(ctx.systems, name, "at_target", "throughput_per_gpu")
         per_m = c.get("usd_per_million_tokens")
+        bound = get_in(ctx.systems, name, "at_target", "bound") == "lower"
         if is_number(price) and is_number(tput) and is_number(util) and is_number(per_m):
             arithmetic = Md("{} / ({} \u00d7 3600 \u00d7 {}) \u00d7 10^6 = {}").format(
-                usd(price), number(tput), percent(util), usd(per_m)
+                usd(price), fixed(tput, digits), percent(util), usd(per_m)
             )
+            if bound:
+                arithmetic += Md(
+                    ": the throughput is a lower bound, so this cost is an upper bound"
+                )
         elif get_in(ctx.systems, name, "at_target", "reachable") is False:
             arithmetic = Md("the target is unreachable: no throughput, so no cost, there")
         elif is_number(price) and get_in(ctx.systems, name, "at_target", "relative"):
@@ -46,15 +56,18 @@ def cost_view(ctx: Context) -> JsonObject:
             {
                 "system": ctx.label(name),
                 "price": ctx.price_shown(name) if is_number(price) else Md(DASH),
-                "throughput": ctx.n(
+                "throughput": Md("\u2265 " if bound and is_number(tput) else "")
+                + ctx.n(
                     f"{name}.throughput_per_gpu",
                     "throughput per GPU at the target",
                     tput,
                     "tok/s/gpu",
+                    lambda v: fixed(v, digits),
                     system=name,
                     source=ctx.data_source(name),
                 ),
-                "per_million": ctx.n(
+                "per_million": Md("\u2264 " if bound and is_number(per_m) else "")
+                + ctx.n(
                     f"{name}.usd_per_million_tokens",
                     f"cost per million {basis} tokens",
                     per_m,
@@ -174,6 +187,26 @@ def _cost_steps(ctx: Context, c: JsonObject) -> dict[str, Any]:
         lines.append(
             Md("At the declared prices: not computable ({}).").format(
                 escape_prose(c["cost_unavailable"])
+            )
+        )
+    bound = c.get("bound")
+    if bound == "neither":
+        lines.append(
+            Md(
+                "Both throughputs are lower bounds, so these ratios are ratios of bounds, not "
+                "bounds themselves: the cost at the target may be lower or higher on either side."
+            )
+        )
+    elif bound in ("lower", "upper"):
+        side = ctx.label(name if bound == "lower" else base)
+        lines.append(
+            Md(
+                "{}'s throughput is a lower bound, so the throughput ratio is {} bound and the "
+                "cost ratios are {} bounds."
+            ).format(
+                side,
+                Md("a lower") if bound == "lower" else Md("an upper"),
+                Md("upper") if bound == "lower" else Md("lower"),
             )
         )
     return out

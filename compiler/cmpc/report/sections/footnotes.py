@@ -76,9 +76,11 @@ def _fn_latency(ctx: Context) -> Md:
     )
     read = lat.get("read") or "steffen"
     parts.append(
-        Md("Read: {}; a target outside a frontier is unreachable and never extrapolated.").format(
-            READS.get(read) or escape(read)
-        )
+        Md(
+            "Read: {}; nothing is extrapolated: a target harder than every measured point is "
+            "unreachable, one easier than every point is met and read as a lower bound (the best "
+            "throughput measured beyond it)."
+        ).format(READS.get(read) or escape(read))
     )
     reported = [n for n in ctx.order if get_in(ctx.systems, n, "data") == "reported"]
     if reported:

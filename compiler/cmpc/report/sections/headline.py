@@ -8,7 +8,9 @@ from typing import Any
 from cmpc.analysis.sensitivity import is_tie
 from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, get_in, is_number
+from cmpc.report.readwords import frontier_range, point_position, slo_text
 from cmpc.report.sections.sensitivity import tie_band
+from cmpc.report.sections.systems import load_cell
 from cmpc.report.text import (
     Md,
     escape,
@@ -74,6 +76,12 @@ def headline(ctx: Context) -> JsonObject:
     band = tie_band(ctx)
     out["direction"] = _direction(tr, band, Md("more"), Md("fewer"))
     out["same"] = _same(tr)
+    bound = h.get("bound")
+    out["qualifier"] = _qualifier(tr, bound) if out["direction"] else Md("")
+    out["bound_caution"] = bound_caution(ctx, h)
+    if bound == "neither":
+        out["target"] += Md(" (as measured: both reads are lower bounds)")
+    out["goodput_caution"] = goodput_caution(ctx, h)
     out["change"] = ctx.fig.add(
         "headline.throughput_change",
         "throughput change",
@@ -135,7 +143,7 @@ def target_phrase(ctx: Context) -> Md:
         shown_ms = ctx.fig.add(
             "target.latency", f"target {stat} {metric}", ms, "ms", number(ms), source="spec"
         )
-        text = Md("at a {} {} of {} ms").format(stat, metric, shown_ms)
+        text = Md("at a {} {} of at most {} ms").format(stat, metric, shown_ms)
         if is_number(inter) and inter > 0:
             text += Md(" ({} tok/s per user)").format(shown_i)
         return text
@@ -167,10 +175,34 @@ def _peak_phrase(ctx: Context) -> Md:
         )
         for n, x in zip(names, xs, strict=True)
     ]
+    loads = [_single_load(ctx, n) for n in names]
+    if loads[0] is None and loads[1] is None:
+        return Md(
+            "each at its peak throughput, with no latency target ({} vs {} "
+            "tok/s per user, so not at equal interactivity)"
+        ).format(shown[0], shown[1])
+    if loads[0] is not None and loads[1] is not None:
+        return Md(
+            "each at its measured load, with no latency target ({} vs {}; {} vs {} tok/s per "
+            "user, so not at equal interactivity)"
+        ).format(loads[0], loads[1], shown[0], shown[1])
+    where = [
+        Md("at its measured load ({})").format(w) if w is not None else Md("at its peak throughput")
+        for w in loads
+    ]
     return Md(
-        "each at its peak throughput, with no latency target ({} vs {} "
-        "tok/s per user, so not at equal interactivity)"
-    ).format(shown[0], shown[1])
+        "with no latency target, {} vs {} ({} vs {} tok/s per user, so not at equal interactivity)"
+    ).format(where[0], where[1], shown[0], shown[1])
+
+
+def _single_load(ctx: Context, name: str) -> Md | None:
+    """A one-run system's load (`4 req/s`, `all requests at once`); None for a sweep."""
+    points = get_in(ctx.systems, name, "points", default=[]) or []
+    if len(points) != 1:
+        return None  # a sweep: its read is the maximum, its peak
+    if points[0].get("request_rate") == "inf" and not is_number(points[0].get("concurrency")):
+        return Md("all requests at once")
+    return load_cell(points[0])
 
 
 def _direction(value_ratio: float, band: float, up: Md, down: Md) -> Md | None:
@@ -194,6 +226,7 @@ def _cost_phrase(
     band: float,
 ) -> dict[str, Md | None]:
     change = cost_ratio - 1
+    bound = get_in(ctx.results, "headline", "bound")
     return {
         "ratio": ctx.fig.add(
             fid.replace("change", "ratio"),
@@ -215,17 +248,99 @@ def _cost_phrase(
         ),
         "direction": _direction(cost_ratio, band, Md("higher"), Md("lower")),
         "same": _same(cost_ratio),
+        "qualifier": _qualifier(cost_ratio, _inverse(bound))
+        if _direction(cost_ratio, band, Md("+"), Md("-"))
+        else Md(""),
     }
+
+
+def _inverse(bound: object) -> str | None:
+    """A cost ratio goes as the inverse of the throughput ratio, and so does its bound."""
+    if bound == "lower":
+        return "upper"
+    if bound == "upper":
+        return "lower"
+    return str(bound) if bound else None
+
+
+def _qualifier(value_ratio: float, bound: object) -> Md:
+    """`at least ` or `at most ` before a change whose ratio is a bound; empty otherwise."""
+    if bound == "lower":
+        return Md("at least ") if value_ratio > 1 else Md("at most ")
+    if bound == "upper":
+        return Md("at least ") if value_ratio < 1 else Md("at most ")
+    return Md("")
+
+
+def _bound_read(ctx: Context, name: str | None) -> Md:
+    at = get_in(ctx.systems, name, "at_target", default={})
+    knots = at.get("knots") or [{}]
+    return Md("{}: \u2265 {} {} measured at {}").format(
+        ctx.label(name),
+        number(at.get("throughput_per_unit")),
+        at.get("unit") or ctx.unit(),
+        point_position(ctx, knots[0]),
+    )
+
+
+def bound_caution(ctx: Context, h: JsonObject) -> Md | None:
+    """What a ratio built from lower-bound reads does and does not show."""
+    bound = h.get("bound")
+    system, base = h.get("system"), h.get("baseline")
+    if bound == "neither":
+        return Md(
+            "both reads are lower bounds ({}; {}). A ratio of two lower bounds is not itself a "
+            "bound: neither the size nor the direction of the lead at the target follows from "
+            "these runs, so no winner is named"
+        ).format(_bound_read(ctx, system), _bound_read(ctx, base))
+    if bound not in ("lower", "upper"):
+        return None
+    name = system if bound == "lower" else base
+    text = Md(
+        "the read of {} is a lower bound (every run is faster than the target), so the "
+        "ratio is {} bound"
+    ).format(_bound_read(ctx, name), Md("a lower") if bound == "lower" else Md("an upper"))
+    if not h.get("winner"):
+        text += Md(": the lead at the target may be smaller or reverse, so no winner is named")
+    return text
+
+
+def goodput_caution(ctx: Context, h: JsonObject) -> Md | None:
+    """A sentence when goodput under the declared SLOs favours the other side."""
+    gr, tr = h.get("goodput_ratio"), h.get("throughput_ratio")
+    if not is_number(gr) or not is_number(tr) or gr == 1 or tr == 1:
+        return None
+    if (gr > 1) == (tr > 1):
+        return None
+    system, base = h.get("system"), h.get("baseline")
+    better = system if gr > 1 else base
+    shown = ctx.fig.add(
+        "headline.goodput_ratio",
+        "goodput ratio",
+        gr,
+        "x",
+        ratio(gr),
+        system=system or "",
+        source="cmpc",
+    )
+    what = Md("reverses the throughput winner") if h.get("winner") else Md("points the other way")
+    return Md(
+        "goodput under the SLOs ({}) {}: {} serves more requests within them per GPU "
+        "(goodput ratio {}, best runs; see each system's goodput below)"
+    ).format(slo_text(ctx), what, ctx.label(better), shown)
 
 
 def _why_no_ratio(ctx: Context, h: JsonObject) -> Md:
     for name in (h.get("system"), h.get("baseline")):
         at = get_in(ctx.systems, name, "at_target", default={})
         if at.get("reachable") is False:
-            return Md(
-                "{} does not reach the target "
-                "(it lies outside its measured frontier; cmpc never extrapolates)"
-            ).format(ctx.label(name))
+            front = get_in(ctx.systems, name, "frontier", default=[]) or []
+            span = frontier_range(ctx, front)
+            if len(front) > 1:
+                span = Md("its frontier spans {}").format(span)
+            return Md("{} does not reach the target ({}; cmpc never extrapolates)").format(
+                ctx.label(name), span
+            )
     return Md("the data give no throughput for both sides under the spec's conditions")
 
 

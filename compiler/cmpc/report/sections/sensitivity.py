@@ -13,7 +13,7 @@ from cmpc.report.text import (
     Md,
     escape,
     escape_prose,
-    percent,
+    number,
     ratio,
     usd,
 )
@@ -84,20 +84,61 @@ def sensitivity(ctx: Context) -> JsonObject | None:
                 )
                 if is_number(cr)
                 else Md(DASH),
-                "winner": _winner(ctx, row.get("winner"), bool(row.get("tie"))),
-                "cost_winner": _winner(ctx, row.get("cost_winner"), bool(row.get("cost_tie"))),
+                "winner": _winner(ctx, row.get("winner"), bool(row.get("tie")))
+                if row.get("winner") or not row.get("bound") or not is_number(tr)
+                else _unnamed(row.get("bound")),
+                "cost_winner": _winner(ctx, row.get("cost_winner"), bool(row.get("cost_tie")))
+                if row.get("cost_winner") or not row.get("bound") or not is_number(cr)
+                else _unnamed(row.get("bound")),
                 "flips": bool(row.get("flips")),
                 "cost_flips": bool(row.get("cost_flips")),
             }
         )
     flips = sum(r["flips"] or r["cost_flips"] for r in rows)
+    alternatives = sens.get("rows") or []
+    readable = sum(bool(r.get("available")) for r in alternatives)
     return {
         "declared": bool(sens.get("declared")),
         "rows": rows,
         "flips": flips,
-        "tie_band": percent(band, 3),
+        "summary": _summary(flips, readable, len(alternatives), head),
+        "tie_band": Md("{}%").format(number(band * 100)),
         "utilization_note": _utilization_note(ctx, sens.get("rows") or []),
     }
+
+
+def _summary(flips: int, readable: int, total: int, head: JsonObject) -> Md:
+    """Whether the winner flips, counting only the alternatives that could be read."""
+    unread = total - readable
+    missing = (
+        Md(" ({} of the {} could not be read)").format(number(unread), number(total))
+        if unread
+        else Md("")
+    )
+    if flips:
+        return Md(
+            "**The winner flips under {} of the {} alternatives that could be read.**{}"
+        ).format(number(flips), number(readable), missing)
+    if not readable:
+        return Md(
+            "None of the {} alternatives could be read, so they say nothing about whether the "
+            "winner flips."
+        ).format(number(total))
+    if not head.get("winner") and not head.get("cost_winner"):
+        return Md(
+            "The spec's own comparison names no winner, so there is none to flip; {} of the {} "
+            "alternatives could be read."
+        ).format(number(readable), number(total))
+    return Md(
+        "The winner does not flip under any of the {} alternatives that could be read{}."
+    ).format(number(readable), missing)
+
+
+def _unnamed(bound: object) -> Md:
+    """Why a row with a ratio names no winner: its ratio is a bound that does not settle it."""
+    if bound == "neither":
+        return Md("none named: a ratio of two lower bounds")
+    return Md("none named: the ratio is a bound on the other side of 1")
 
 
 def tie_band(ctx: Context) -> float:

@@ -8,12 +8,21 @@ from typing import Any
 from cmpc.compute.frontier import Point, read_at
 from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, get_in, is_number
+from cmpc.report.readwords import (
+    by_latency,
+    frontier_range,
+    lower_bound_note,
+    point_position,
+    slo_text,
+)
 from cmpc.report.text import (
     DASH,
     Md,
     code,
+    column_digits,
     escape,
     escape_prose,
+    fixed,
     gigabytes,
     number,
     percent,
@@ -121,6 +130,10 @@ def _system(ctx: Context, name: str) -> dict[str, Any]:
         )
         rows.append((Md("Relative to the baseline"), one + Md("\u00d7 (the baseline)")))
     rows.append((Md("Prefix-cache hit rate"), _hit_rate(ctx, name, s)))
+    if s.get("goodput"):
+        rows.append(
+            (Md("Goodput under the SLOs ({})").format(slo_text(ctx)), _goodput(ctx, name, s))
+        )
     cost = s.get("cost") or {}
     if is_number(cost.get("usd_per_gpu_hour")):
         basis = get_in(cost, "price", "basis")
@@ -136,10 +149,12 @@ def _system(ctx: Context, name: str) -> dict[str, Any]:
         basis_t = cost.get("token_basis") or "total"
         label = Md("Cost per million {} tokens").format(basis_t)
         if is_number(per_m):
+            upper = Md("\u2264 ") if at.get("bound") == "lower" else Md("")
             rows.append(
                 (
                     label,
-                    ctx.fig.add(
+                    upper
+                    + ctx.fig.add(
                         f"{name}.usd_per_million_tokens",
                         str(label),
                         per_m,
@@ -196,6 +211,7 @@ def _system(ctx: Context, name: str) -> dict[str, Any]:
         "origin": ctx.origin(name),
         "rows": rows,
         "points": _points(ctx, name, s),
+        "load_header": load_header(s.get("points") or []),
     }
 
 
@@ -215,12 +231,12 @@ def _throughput_text(ctx: Context, name: str, s: JsonObject, at: JsonObject) -> 
         text = shown
         knots = at.get("knots") or []
         method = at.get("method")
+        if at.get("bound") == "lower" and knots:
+            return Md("\u2265 ") + text + Md(" {}, {}").format(unit, lower_bound_note(ctx, at))
         if method in READS and len(knots) == 2:
-            lo, hi = knots
-            text += Md(" (read {} between {} and {} tok/s/user)").format(
-                method,
-                number(lo.get("interactivity_tok_s_user")),
-                number(hi.get("interactivity_tok_s_user")),
+            lo, hi = knots[::-1] if by_latency(ctx) else knots  # lowest latency first
+            text += Md(" (read {} between {} and {})").format(
+                method, point_position(ctx, lo), point_position(ctx, hi)
             )
         elif method == "reported":
             text += Md(" (as reported)")
@@ -241,7 +257,7 @@ def _throughput_text(ctx: Context, name: str, s: JsonObject, at: JsonObject) -> 
         ]
         text = Md("unreachable: the target lies outside the measured frontier")
         if xs:
-            text += Md(" ({}\u2013{} tok/s/user)").format(number(min(xs)), number(max(xs)))
+            text += Md(" ({})").format(frontier_range(ctx, front))
         return text + Md("; never extrapolated")
     rel = at.get("relative")
     if rel and is_number(rel.get("ratio")):
@@ -255,6 +271,42 @@ def _throughput_text(ctx: Context, name: str, s: JsonObject, at: JsonObject) -> 
             number(at["throughput_per_gpu"]), unit
         )
     return Md("not available")
+
+
+def _goodput(ctx: Context, name: str, s: JsonObject) -> Md:
+    """Requests/s per GPU meeting every SLO and the share of requests that do, at the best run."""
+    g = s.get("goodput") or {}
+    best = g.get("best")
+    if not best:
+        return Md("not computable: the runs carry no per-request latencies")
+    shown = ctx.fig.add(
+        f"{name}.goodput",
+        "goodput per GPU (best run)",
+        best.get("goodput_req_s_per_gpu"),
+        "req/s/gpu",
+        fixed(best.get("goodput_req_s_per_gpu"), 4),
+        system=name,
+        source=ctx.data_source(name),
+    )
+    attained = ctx.fig.add(
+        f"{name}.slo_attainment",
+        "SLO attainment (best run)",
+        best.get("slo_attainment"),
+        "fraction",
+        percent(best.get("slo_attainment")),
+        system=name,
+        source=ctx.data_source(name),
+    )
+    text = Md("{} requests/s per GPU; SLO attainment {} of requests").format(shown, attained)
+    runs = g.get("runs") or []
+    if len(runs) > 1:
+        text += Md(" (the best of {} runs{})").format(
+            number(len(runs)),
+            Md(", at concurrency {}").format(number(best["concurrency"]))
+            if is_number(best.get("concurrency"))
+            else Md(""),
+        )
+    return text
 
 
 def _hit_rate(ctx: Context, name: str, s: JsonObject) -> Md:
@@ -289,18 +341,19 @@ def _points(ctx: Context, name: str, s: JsonObject) -> list[dict[str, Any]]:
             str(p.get("label")),
         ),
     )
+    x_digits = column_digits(p.get("interactivity_tok_s_user") for p in pts)
+    y_digits = column_digits(p.get("throughput_per_gpu") for p in pts)
     for i, p in enumerate(pts):
         x, y = p.get("interactivity_tok_s_user"), p.get("throughput_per_gpu")
-        conc = p.get("concurrency")
         rows.append(
             {
-                "concurrency": number(conc) if is_number(conc) else Md(DASH),
+                "concurrency": load_cell(p),
                 "interactivity": ctx.fig.add(
                     f"{name}.point{i}.interactivity",
                     "point interactivity",
                     x,
                     "tok/s/user",
-                    number(x),
+                    fixed(x, x_digits),
                     system=name,
                     source=str(p.get("label") or ""),
                 ),
@@ -309,7 +362,7 @@ def _points(ctx: Context, name: str, s: JsonObject) -> list[dict[str, Any]]:
                     "point throughput per GPU",
                     y,
                     "tok/s/gpu",
-                    number(y),
+                    fixed(y, y_digits),
                     system=name,
                     source=str(p.get("label") or ""),
                 ),
@@ -318,6 +371,25 @@ def _points(ctx: Context, name: str, s: JsonObject) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def load_cell(point: JsonObject) -> Md:
+    """A point's load: its concurrency, else its request rate (`4 req/s`, `inf`), else n/a."""
+    conc, rate = point.get("concurrency"), point.get("request_rate")
+    if is_number(conc):
+        return number(conc)
+    if rate == "inf":
+        return Md("inf (all at once)")
+    if is_number(rate):
+        return Md("{} req/s").format(number(rate))
+    return Md(DASH)
+
+
+def load_header(points: list[JsonObject]) -> Md:
+    """`Concurrency` when every point has one, else `Load` (concurrency or request rate)."""
+    if all(is_number(p.get("concurrency")) for p in points):
+        return Md("Concurrency")
+    return Md("Load (concurrency or request rate)")
 
 
 def iso_interactivity(ctx: Context) -> JsonObject | None:
@@ -402,11 +474,15 @@ def comparison_rows(ctx: Context) -> list[JsonObject]:
     rows = []
     for c in ctx.results.get("comparisons") or []:
         name = c.get("system")
+        mark = {"lower": Md("\u2265 "), "upper": Md("\u2264 ")}.get(c.get("bound") or "", Md(""))
+        if not is_number(c.get("throughput_ratio")):
+            mark = Md("")
         rows.append(
             {
                 "system": ctx.label(name),
                 "baseline": ctx.label(c.get("baseline")),
-                "throughput_ratio": ctx.n(
+                "throughput_ratio": mark
+                + ctx.n(
                     f"{name}.throughput_ratio",
                     "throughput ratio to baseline",
                     c.get("throughput_ratio"),

@@ -1,0 +1,68 @@
+"""Words for a read: where a point lies on the read's axis, frontier spans, lower bounds."""
+
+from __future__ import annotations
+
+from cmpc.jsontypes import JsonObject
+from cmpc.report.context import Context, get_in, is_number
+from cmpc.report.text import Md, number
+from cmpc.report.words import METRIC_NAMES, statistic_name
+
+
+def by_latency(ctx: Context) -> bool:
+    """True when the target is a duration: reads go along latency, lower is better."""
+    return ctx.target().get("given_as") == "latency"
+
+
+def latency_name(ctx: Context) -> str:
+    """The constrained statistic and metric: `P90 TTFT`."""
+    lat = ctx.conditions.get("latency") or {}
+    metric = lat.get("metric") or "latency"
+    return f"{statistic_name(lat.get('statistic'))} {METRIC_NAMES.get(metric, metric)}"
+
+
+def point_position(ctx: Context, point: JsonObject) -> Md:
+    """Where a measured point lies on the read's axis: `36.19 tok/s/user` or `850.2 ms`."""
+    x = point.get("interactivity_tok_s_user")
+    if not is_number(x) or x <= 0:
+        return Md("n/a")
+    if by_latency(ctx):
+        return Md("{} ms").format(number(1000.0 / x))
+    return Md("{} tok/s/user").format(number(x))
+
+
+def frontier_range(ctx: Context, frontier: list[JsonObject]) -> Md:
+    """The frontier's span on the read's axis; one point reads as one value, not `a–a`."""
+    xs = [p for p in frontier if is_number(p.get("interactivity_tok_s_user"))]
+    if not xs:
+        return Md("no point")
+    ends = sorted(xs, key=lambda p: p["interactivity_tok_s_user"])
+    lo, hi = point_position(ctx, ends[0]), point_position(ctx, ends[-1])
+    if lo == hi:
+        return Md("measured at {} only").format(lo)
+    if by_latency(ctx):
+        lo, hi = hi, lo  # latency: lowest first
+    head = Md("{} from ").format(latency_name(ctx)) if by_latency(ctx) else Md("")
+    return head + Md("{}\u2013{}").format(lo, hi)
+
+
+def lower_bound_note(ctx: Context, at: JsonObject) -> Md:
+    """Why a read is a lower bound and where it was measured."""
+    knots = at.get("knots") or [{}]
+    where = point_position(ctx, knots[0])
+    if by_latency(ctx):
+        return Md(
+            "measured at a {} of {}: a lower bound (every run meets the target; "
+            "throughput at the target itself was not measured)"
+        ).format(latency_name(ctx), where)
+    return Md(
+        "measured at {}: a lower bound (every run is faster than the target; "
+        "throughput at the target itself was not measured)"
+    ).format(where)
+
+
+def slo_text(ctx: Context) -> Md:
+    """The declared SLOs: `TTFT ≤ 2,000 ms, TPOT ≤ 50 ms`."""
+    slo = get_in(ctx.conditions, "latency", "slo", default=[]) or []
+    return Md(", ").join(
+        Md("{} \u2264 {} ms").format(METRIC_NAMES.get(k, k), number(v * 1000)) for k, v in slo
+    )
