@@ -99,3 +99,38 @@ def test_init_writes_a_clean_starter_and_never_overwrites(tmp_path, monkeypatch,
     assert main(["init", "mine"]) == 2
     assert (tmp_path / "mine.cmp").read_text() == before
     assert "already exists" in capsys.readouterr().err
+
+
+def test_the_newcomers_spec_reads_a_lower_bound_and_names_what_it_cannot(tmp_path):
+    """Issue 14's newcomer spec: one real llmk8s vLLM run per system, made-up prices."""
+    results, outcome = results_of("llama70b-newcomer.cmp", tmp_path)
+    tp8_raw = json.loads((SPECS / "data/llama70b/tp8_pp1_sharegpt_qps_04.json").read_text())
+    tp4_raw = json.loads((SPECS / "data/llama70b/tp4_pp2_sharegpt_qps_inf.json").read_text())
+    tp8 = results["systems"]["tp8"]
+    # 20 tok/s/user is below TP8's one run (36.19): a lower bound at vLLM's own throughput / 8
+    assert tp8["at_target"]["bound"] == "lower"
+    assert tp8["at_target"]["throughput_per_gpu"] == pytest.approx(
+        tp8_raw["total_token_throughput"] / 8, rel=1e-9
+    )
+    # and above TP4 x PP2's (9.9): unreachable, so no headline ratio and no winner
+    assert results["systems"]["tp4pp2"]["at_target"]["reachable"] is False
+    assert results["headline"]["throughput_ratio"] is None
+    assert [d.code for d in outcome.diagnostics if d.code == "W411"] == ["W411"]
+    # goodput under ttft <= 2 s, tpot <= 50 ms: every TP8 request is good (200 / duration / 8)
+    assert tp8["goodput"]["best"]["goodput_req_s_per_gpu"] == pytest.approx(
+        200 / tp8_raw["duration"] / 8, rel=1e-9
+    )
+    assert tp8["goodput"]["best"]["slo_attainment"] == 1.0
+    assert results["systems"]["tp4pp2"]["goodput"]["best"]["slo_attainment"] == 14 / 200
+    # at 5 tok/s/user both runs beat the target: two lower bounds, their ratio shown, no winner
+    five = next(r for r in results["sensitivity"]["rows"] if r["alternative"] == "5 tok/s/user")
+    assert five["throughput_ratio"] == pytest.approx(
+        tp4_raw["total_token_throughput"] / tp8_raw["total_token_throughput"], rel=1e-9
+    )
+    assert five["bound"] == "neither" and five["winner"] is None and not five["flips"]
+    # the prices are made up, and the spec says so where the report quotes it
+    assert all(
+        s["cost"]["price"]["basis"] == "assumed"
+        and "made-up" in (s["cost"]["price"]["source"] or "")
+        for s in results["systems"].values()
+    )
