@@ -56,23 +56,21 @@ def cost_view(ctx: Context) -> JsonObject:
             {
                 "system": ctx.label(name),
                 "price": ctx.price_shown(name) if is_number(price) else Md(DASH),
-                "throughput": Md("\u2265 " if bound and is_number(tput) else "")
-                + ctx.n(
+                "throughput": ctx.n(
                     f"{name}.throughput_per_gpu",
-                    "throughput per GPU at the target",
+                    "throughput per GPU at the target" + (", a lower bound" if bound else ""),
                     tput,
                     "tok/s/gpu",
-                    lambda v: fixed(v, digits),
+                    lambda v, bound=bound: (Md("\u2265 ") if bound else Md("")) + fixed(v, digits),
                     system=name,
                     source=ctx.data_source(name),
                 ),
-                "per_million": Md("\u2264 " if bound and is_number(per_m) else "")
-                + ctx.n(
+                "per_million": ctx.n(
                     f"{name}.usd_per_million_tokens",
-                    f"cost per million {basis} tokens",
+                    f"cost per million {basis} tokens" + (", an upper bound" if bound else ""),
                     per_m,
                     "USD/Mtok",
-                    usd,
+                    (lambda v: Md("\u2264 ") + usd(v)) if bound else usd,
                     system=name,
                 ),
                 "arithmetic": arithmetic,

@@ -149,17 +149,16 @@ def _system(ctx: Context, name: str) -> dict[str, Any]:
         basis_t = cost.get("token_basis") or "total"
         label = Md("Cost per million {} tokens").format(basis_t)
         if is_number(per_m):
-            upper = Md("\u2264 ") if at.get("bound") == "lower" else Md("")
+            upper = at.get("bound") == "lower"
             rows.append(
                 (
                     label,
-                    upper
-                    + ctx.fig.add(
+                    ctx.fig.add(
                         f"{name}.usd_per_million_tokens",
-                        str(label),
+                        str(label) + (", an upper bound" if upper else ""),
                         per_m,
                         "USD/Mtok",
-                        usd(per_m),
+                        (Md("\u2264 ") if upper else Md("")) + usd(per_m),
                         system=name,
                         source="cmpc",
                     ),
@@ -219,20 +218,22 @@ def _throughput_text(ctx: Context, name: str, s: JsonObject, at: JsonObject) -> 
     unit = at.get("unit") or ctx.unit()
     value = at.get("throughput_per_unit")
     if is_number(value):
+        knots = at.get("knots") or []
+        method = at.get("method")
+        bound = at.get("bound") == "lower" and bool(knots)
         shown = ctx.fig.add(
             f"{name}.throughput_at_target",
-            f"throughput at target ({unit})",
+            f"throughput at target ({unit})"
+            + (f", a lower bound measured at {point_position(ctx, knots[0])}" if bound else ""),
             value,
             unit,
-            number(value),
+            (Md("\u2265 ") if bound else Md("")) + number(value),
             system=name,
             source=ctx.data_source(name),
         )
         text = shown
-        knots = at.get("knots") or []
-        method = at.get("method")
-        if at.get("bound") == "lower" and knots:
-            return Md("\u2265 ") + text + Md(" {}, {}").format(unit, lower_bound_note(ctx, at))
+        if bound:
+            return text + Md(" {}, {}").format(unit, lower_bound_note(ctx, at))
         if method in READS and len(knots) == 2:
             lo, hi = knots[::-1] if by_latency(ctx) else knots  # lowest latency first
             text += Md(" (read {} between {} and {})").format(
@@ -420,9 +421,13 @@ def iso_interactivity(ctx: Context) -> JsonObject | None:
     if is_number(target) and lo <= target <= hi:
         xs.add(float(target))
     rows = []
-    for i, x in enumerate(sorted(xs)):
-        va = read_at(fronts[0], x, method).value
-        vb = read_at(fronts[1], x, method).value
+    grid = sorted(xs)
+    values = [
+        (read_at(fronts[0], x, method).value, read_at(fronts[1], x, method).value) for x in grid
+    ]
+    digits_a = column_digits(v for v, _ in values)
+    digits_b = column_digits(v for _, v in values)
+    for i, (x, (va, vb)) in enumerate(zip(grid, values, strict=True)):
         if not (is_number(va) and is_number(vb)) or vb <= 0:
             continue
         r = va / vb
@@ -438,6 +443,7 @@ def iso_interactivity(ctx: Context) -> JsonObject | None:
                     "throughput per GPU",
                     va,
                     "tok/s/gpu",
+                    lambda v: fixed(v, digits_a),
                     system=a,
                     source=f"cmpc, {method} read",
                 ),
@@ -446,6 +452,7 @@ def iso_interactivity(ctx: Context) -> JsonObject | None:
                     "throughput per GPU",
                     vb,
                     "tok/s/gpu",
+                    lambda v: fixed(v, digits_b),
                     system=b,
                     source=f"cmpc, {method} read",
                 ),
