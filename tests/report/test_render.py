@@ -306,8 +306,9 @@ def test_iso_interactivity_table_reads_both_frontiers_and_marks_reversals(build)
     section = report.split("### At equal interactivity")[1].split("## ")[0]
     assert "**the lead reverses within this range**" in section
     assert "| **30** | **2,477.8** | **2,192.6** | **1.130** |" in section
-    assert "| 50 | 1,500 | 1,600 | 0.938 (reversed) |" in section
-    assert "| 20 | 3,000 | 2,500 | 1.200 |" in section
+    # one number of decimals per column (issue 14): 1,500.0 beside 2,477.8, not 1,500
+    assert "| 50 | 1,500.0 | 1,600.0 | 0.938 (reversed) |" in section
+    assert "| 20 | 3,000.0 | 2,500.0 | 1.200 |" in section
     results = json.loads((out / "results.json").read_text())
     at = results["systems"]["a"]["at_target"]["throughput_per_gpu"]
     assert f"{at:,.1f}" == "2,477.8"  # the table's target row is the headline's own read
