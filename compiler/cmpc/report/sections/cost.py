@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 from cmpc.jsontypes import JsonObject
@@ -61,7 +62,7 @@ def cost_view(ctx: Context) -> JsonObject:
                     "throughput per GPU at the target" + (", a lower bound" if bound else ""),
                     tput,
                     "tok/s/gpu",
-                    lambda v, bound=bound: (Md("\u2265 ") if bound else Md("")) + fixed(v, digits),
+                    partial(_throughput_shown, digits=digits, bound=bound),
                     system=name,
                     source=ctx.data_source(name),
                 ),
@@ -89,6 +90,11 @@ def cost_view(ctx: Context) -> JsonObject:
         "basis": escape(basis),
         "scenarios": scenario_costs(ctx),
     }
+
+
+def _throughput_shown(value: float, digits: int, bound: bool) -> Md:
+    """A throughput in the cost table's column format, `≥` before a lower bound."""
+    return (Md("\u2265 ") if bound else Md("")) + fixed(value, digits)
 
 
 def _cost_steps(ctx: Context, c: JsonObject) -> dict[str, Any]:
