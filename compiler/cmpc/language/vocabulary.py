@@ -56,6 +56,7 @@ Format = Literal[
     "llmperf",
     "genai-bench",
     "inference-perf",
+    "mlperf",
     "inferencex",
     "cmpc",
 ]

@@ -58,6 +58,8 @@ _SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
         (r'"(tput_per_gpu|request_metrics)"\s*:', r'"(hw|hardware|conc|scenario_type)"\s*:'),
     ),
     "cmpc": ("lines", (r'"cmpc_trace"\s*:',)),
+    # LoadGen's text logs: only files that are not JSON are searched for these
+    "mlperf": ("text", (r"\A\s*(?::::MLLOG \{|=+\s*\nMLPerf Results Summary\s*\n)",)),
 }
 
 # Files that sit beside benchmark outputs but are summaries only: what to pass instead. Each
@@ -119,6 +121,8 @@ def candidates(head: bytes, among: str | None = None) -> list[str]:
         if want == "object" and shape not in ("object", "lines"):
             continue
         if want == "array" and shape != "array":
+            continue
+        if want == "text" and shape != "other":
             continue
         if all(re.search(p, text) for p in patterns):
             found.append(name)
