@@ -472,6 +472,69 @@ def _mlperf(case: Path) -> Iterator[Figure]:
     yield Figure("detail e2el n", from_detail["metrics"]["e2el_ms"]["n"], samples)
 
 
+# BR latency names -> cmpc's (the BR's TPOT and ITL are each producer's own definitions)
+LLMD_LATENCY = {
+    "ttft": "time_to_first_token",
+    "e2el": "request_latency",
+    "e2e_per_token": "normalized_time_per_output_token",
+}
+LLMD_RATES = {
+    "requests_per_s": "request_rate",
+    "input_tokens_per_s": "input_token_rate",
+    "output_tokens_per_s": "output_token_rate",
+    "total_tokens_per_s": "total_token_rate",
+}
+
+
+def _llmd_report(case: Path) -> Iterator[Figure]:
+    """The partial inference-perf wrote and the composed reports (YAML, JSON) against the
+    partial's own figures, and against inference-perf's native summary of the same run;
+    per-GPU figures against the stack's stated accelerators."""
+    import yaml
+
+    sidecar = _sidecar(case)
+    partial = yaml.safe_load((case / "inference-perf.partial.stage_0.yaml").read_text())
+    aggregate = partial["results"]["request_performance"]["aggregate"]
+    native = FIXTURES / "inference-perf" / sidecar["version"] / sidecar["case"]
+    summary = json.loads((native / "summary_lifecycle_metrics.json").read_text())
+    stack = sidecar["composed"]["stack"][0]["standardized"]
+    gpus = stack["accelerator"]["count"] * stack["replicas"]
+    for name in ("inference-perf.partial.stage_0.yaml", *sidecar["composed"]["files"]):
+        doc = _stats(str(case / name))
+        assert doc["format"] == "llmd-report" and doc["aggregate_only"] is True
+        requests = aggregate["requests"]
+        yield Figure(f"{name} total", doc["requests"]["total"], requests["total"])
+        yield Figure(f"{name} failed", doc["requests"]["failed"], requests["failures"])
+        yield Figure(
+            f"{name} succeeded", doc["requests"]["succeeded"], summary["successes"]["count"]
+        )
+        for ours, theirs in LLMD_RATES.items():
+            tool = aggregate["throughput"][theirs]["mean"]
+            yield Figure(f"{name} {ours}", doc["throughput"][ours], tool)
+            native_key = {"requests_per_s": "requests_per_sec"}.get(ours, ours + "ec")
+            native_rate = summary["successes"]["throughput"][native_key]
+            yield Figure(f"{name} {ours} (native)", doc["throughput"][ours], native_rate)
+            if name != "inference-perf.partial.stage_0.yaml" and ours != "requests_per_s":
+                yield Figure(f"{name} {ours} per gpu", doc["per_gpu"][ours], tool / gpus)
+        if name == "inference-perf.partial.stage_0.yaml":
+            assert "per_gpu" not in doc  # the partial states no deployment
+        else:
+            assert doc["per_gpu"]["num_gpus"] == gpus and doc["fields"]["tp"] == 4
+        for metric, tag in LLMD_LATENCY.items():
+            tool = aggregate["latency"][tag]
+            native_stats = summary["successes"]["latency"][tag]
+            for stat in (*STATS, "min", "max"):
+                yield Figure(f"{name} {metric} {stat}", _ms(doc, metric, stat), tool[stat] * 1e3)
+                key = {"p50": "median"}.get(stat, stat)
+                yield Figure(
+                    f"{name} {metric} {stat} (native)",
+                    _ms(doc, metric, stat),
+                    native_stats[key] * 1e3,
+                )
+            yield Figure(f"{name} {metric} std", _ms(doc, metric, "std"), tool["stddev"] * 1e3)
+        assert doc["metrics"]["tpot_ms"] is None and doc["metrics"]["chunk_gap_ms"] is None
+
+
 TOOLS: dict[str, Callable[[Path], Iterator[Figure]]] = {
     "aiperf": _aiperf,
     "guidellm": _guidellm,
@@ -481,6 +544,7 @@ TOOLS: dict[str, Callable[[Path], Iterator[Figure]]] = {
     "sglang": _sglang,
     "inference-perf": _inference_perf,
     "mlperf": _mlperf,
+    "llmd-report": _llmd_report,
 }
 
 

@@ -83,7 +83,7 @@ def test_another_loadgen_release_is_read_with_a_warning(tmp_path):
     text = (SERVER / "mlperf_log_detail.txt").read_text().replace('"6.0.17 @', '"7.1.0 @', 1)
     target = tmp_path / "mlperf_log_detail.txt"
     target.write_text(text)
-    (run,), diags = load_runs(str(target))
+    (_run,), diags = load_runs(str(target))
     assert [d.code for d in diags] == ["W320"] and "LoadGen 7.1.0" in diags[0].message
 
 

@@ -57,6 +57,7 @@ Format = Literal[
     "genai-bench",
     "inference-perf",
     "mlperf",
+    "llmd-report",
     "inferencex",
     "cmpc",
 ]

@@ -26,6 +26,7 @@ _MODULES = {
     "genai-bench": "genai_bench",
     "inference-perf": "inference_perf",
     "mlperf": "mlperf",
+    "llmd-report": "llmd_report",
     "inferencex": "inferencex",
     "cmpc": "cmpc_jsonl",
 }
