@@ -201,6 +201,7 @@ def load_runs(
                     "release cmpc is proved on (docs/traces.md)",
                 )
             )
+        diagnostics.extend(getattr(_reader(format), "run_warnings", _no_warnings)(run))
         if run.requests is not None and not run.requests.ok.any():
             diagnostics.append(
                 error(
@@ -214,6 +215,10 @@ def load_runs(
     if has_errors(diagnostics):
         return [], diagnostics
     return (runs if gaps else [_without_gaps(r) for r in runs]), _once(diagnostics)
+
+
+def _no_warnings(run: Run) -> list[Diagnostic]:
+    return []
 
 
 def _once(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

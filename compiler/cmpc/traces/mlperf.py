@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Mapping
 
+from cmpc.diagnostics import Diagnostic, warning
 from cmpc.traces import jsonscan
 from cmpc.traces.common import mapping, number
 from cmpc.traces.jsonscan import TraceError
@@ -147,6 +148,8 @@ def _read_summary(path: str, fmt: str) -> Run:
             "E321",
         )
     _constraints(fields, params.get("ttft_latency"), params.get("tpot_latency"))
+    if fields.get("scenario") == "Server" and "target_qps" in params:
+        fields["target_qps"] = params["target_qps"]
     published = Published(throughput=rates, latency=latency)
     return Run(path, fmt, 0, fields, published=published, reading=Reading("LoadGen", SUMMARY))
 
@@ -198,6 +201,9 @@ def _read_detail(path: str, fmt: str) -> Run:
         None if ttft is None else number(ttft, "`requested_server_ttft_latency`"),
         None if tpot is None else number(tpot, "`requested_server_tpot_latency`"),
     )
+    qps = values.get("effective_target_qps")
+    if fields.get("scenario") == "Server" and qps is not None:
+        fields["target_qps"] = number(qps, "`effective_target_qps`")
     version = values.get("loadgen_version")
     stated = version.split(" @ ")[0].strip() if isinstance(version, str) else None
     if stated:
@@ -210,6 +216,31 @@ def _read_detail(path: str, fmt: str) -> Run:
     )
     reading = Reading("LoadGen", DETAIL, stated)
     return Run(path, fmt, 0, fields, published=published, reading=reading)
+
+
+_CHECKS = (
+    ("performance_constraints_met", "performance constraints"),
+    ("min_duration_met", "min duration"),
+    ("min_queries_met", "min queries"),
+    ("early_stopping_met", "early stopping"),
+)
+
+
+def run_warnings(run: Run) -> list[Diagnostic]:
+    """W322 for a result LoadGen itself called INVALID, naming the checks that failed."""
+    if run.fields.get("result_validity") != "INVALID":
+        return []
+    failed = [label for key, label in _CHECKS if run.fields.get(key) == "no"]
+    return [
+        warning(
+            "W322",
+            f"`{run.path}`: LoadGen marked this {run.fields.get('scenario', '')} result INVALID"
+            + (f" ({', '.join(failed)} not satisfied)" if failed else ""),
+            file=run.path,
+            help="an INVALID run is not a publishable MLPerf result: rerun until LoadGen "
+            "reports VALID, or say in the report why it is shown",
+        )
+    ]
 
 
 def _samples(values: Mapping[str, object]) -> int | None:
