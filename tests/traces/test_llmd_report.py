@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from cmpc.traces import detect, load_runs
 
 CASE = Path(__file__).resolve().parents[2] / "conformance" / "fixtures" / "llmd-report"
@@ -76,3 +78,73 @@ def test_a_latency_in_an_unknown_unit_names_it(tmp_path):
     target.write_text(PARTIAL.read_text().replace("units: s\n", "units: fortnights\n", 1))
     got, diags = load_runs(str(target))
     assert got == [] and [d.code for d in diags] == ["E305"] and "fortnights" in diags[0].message
+
+
+VLLM = CASE.parents[2] / "vllm" / "0.33.0" / "bench-serve-chat-c4" / "result.json"
+
+
+def _as_llmd_benchmark_imports_it(result: dict, tool: str) -> dict:
+    """A vLLM result as llm-d-benchmark's `import_vllm_benchmark` lays it out (its keys, ms
+    units, no p50 for ITL and E2EL), with a one-engine stack of 8 accelerators."""
+
+    def stats(metric: str, median: bool = True) -> dict:
+        out = {"units": "ms" if metric in ("ttft", "e2el") else "ms/token"}
+        out |= {"mean": result[f"mean_{metric}_ms"], "stddev": result[f"std_{metric}_ms"]}
+        out |= {f"p{p}": result[f"p{p}_{metric}_ms"] for p in (90, 99)}
+        return out | ({"p50": result[f"median_{metric}_ms"]} if median else {})
+
+    engine = {"kind": "inference_engine", "replicas": 1, "accelerator": {"count": 8}}
+    return {
+        "version": "0.2",
+        "run": {"uid": "test"},
+        "scenario": {
+            "load": {"standardized": {"tool": tool, "stage": 0}},
+            "stack": [{"standardized": engine}],
+        },
+        "results": {
+            "request_performance": {
+                "aggregate": {
+                    "requests": {"total": result["completed"] + result["failed"]},
+                    "latency": {
+                        "time_to_first_token": stats("ttft"),
+                        "time_per_output_token": stats("tpot"),
+                        "inter_token_latency": stats("itl", median=False),
+                        "request_latency": stats("e2el", median=False),
+                    },
+                    "throughput": {
+                        "output_token_rate": {
+                            "units": "tokens/s",
+                            "mean": result["output_throughput"],
+                        },
+                        "total_token_rate": {
+                            "units": "tokens/s",
+                            "mean": result["total_token_throughput"],
+                        },
+                        "request_rate": {
+                            "units": "queries/s",
+                            "mean": result["request_throughput"],
+                        },
+                    },
+                }
+            }
+        },
+    }
+
+
+def test_a_vllm_run_imported_by_llm_d_benchmark_keeps_vllm_tpot_and_itl(tmp_path):
+    result = json.loads(VLLM.read_text())
+    target = tmp_path / "br.json"
+    target.write_text(json.dumps(_as_llmd_benchmark_imports_it(result, "vllm-benchmark")))
+    (br,), diags = load_runs(str(target))
+    (direct,), _ = load_runs(str(VLLM))
+    assert diags == [] and br.published is not None and direct.published is not None
+    for metric in ("ttft", "tpot", "chunk_gap", "e2el"):
+        ours = br.published.latency[metric]
+        for stat, value in ours.items():
+            assert value == pytest.approx(direct.published.latency[metric][stat], rel=1e-12)
+    assert br.published.throughput["total"] == direct.published.throughput["total"]
+    assert br.published.per_gpu["total"] == result["total_token_throughput"] / 8
+    # a producer whose TPOT is its own definition gets none
+    target.write_text(json.dumps(_as_llmd_benchmark_imports_it(result, "inference-perf")))
+    (other,), _ = load_runs(str(target))
+    assert other.published is not None and "tpot" not in other.published.latency

@@ -31,13 +31,18 @@ _LATENCY = {
     "request_latency": "e2el",
     "normalized_time_per_output_token": "e2e_per_token",
 }
+# producers whose TPOT and ITL are vLLM's `vllm bench serve` figures (llm-d-benchmark's importers
+# copy `*_tpot_ms` and `*_itl_ms`): (latency − ttft)/(n − 1) = cmpc's tpot, and the pooled
+# chunk gaps = cmpc's chunk_gap
+_VLLM_LIKE = {"time_per_output_token": "tpot", "inter_token_latency": "chunk_gap"}
+_BY_TOOL = {"vllm-benchmark": _VLLM_LIKE, "inferencemax": _VLLM_LIKE}
 _THROUGHPUT = {
     "request_rate": "requests",
     "input_token_rate": "input",
     "output_token_rate": "output",
     "total_token_rate": "total",
 }
-_PERCENTILE = re.compile(r"^p(\d+)(?:p(\d+))?$")  # p50, p99p9 (= p99.9), p0p1
+_PERCENTILE = re.compile(r"^[pP](\d+)(?:p(\d+))?$")  # p50, p99p9 (= p99.9), p0p1, P25
 
 
 def read(path: str, fmt: str = NAME) -> list[Run]:
@@ -62,7 +67,9 @@ def read(path: str, fmt: str = NAME) -> list[Run]:
     if total is not None and failed is not None:
         succeeded = total - failed - (incomplete or 0)
     latency: dict[str, dict[str, float]] = {}
-    for name, metric in _LATENCY.items():
+    tool = object_at(object_at(object_at(doc, "scenario"), "load"), "standardized").get("tool")
+    names = _LATENCY | _BY_TOOL.get(tool if isinstance(tool, str) else "", {})
+    for name, metric in names.items():
         entry = object_at(aggregate, "latency").get(name)
         if isinstance(entry, dict):
             latency[metric] = _stats(entry, f"{where}.latency.{name}`")
