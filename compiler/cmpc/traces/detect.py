@@ -61,7 +61,8 @@ _SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     # an llm-d Benchmark Report v0.2: JSON, or YAML (text that is not JSON)
     "llmd-report": (
         "document",
-        (r'(?m)(?:^|[{,\s])"?version"?\s*:\s*["\']?0\.2\b', r'\brequest_performance"?\s*:'),
+        # literal-led, the rarer first: a JSON file without it costs one fast scan
+        (r'request_performance"?\s*:', r'version"?\s*:\s*["\']?0\.2\b'),
     ),
     # LoadGen's text logs: only files that are not JSON are searched for these
     "mlperf": ("text", (r"\A\s*(?::::MLLOG \{|=+\s*\nMLPerf Results Summary\s*\n)",)),
