@@ -86,7 +86,7 @@ def test_disclosure_drop_and_expressions_over_base_and_head(repo, capsys):
     dropped = SPEC.replace(block, "\n")
     repo.commit(dropped, "disclosure: drop the load conditions")
     argv = ["diff", "--rev", "HEAD~1", "specs/s.cmp"]
-    code, out, err = run(capsys, *argv, "--fail-on", "disclosure-drop")
+    code, _, err = run(capsys, *argv, "--fail-on", "disclosure-drop")
     assert code == 3 and "disclosure score drops" in err
     assert run(capsys, *argv, "--fail-on", "verdict-drop")[0] == 0
     expr = "head.headline.throughput_ratio < base.headline.throughput_ratio"
@@ -171,8 +171,9 @@ def results_with_intervals(in_repo, capsys, tmp_path) -> tuple[dict, dict]:
 def test_intervals_are_shown_and_policies_read_them(results_with_intervals):
     base, head = results_with_intervals
     outcome = diff_documents(base, head)
-    assert "| throughput ratio, mi355x vs b300 | ×1.457 [1.400, 1.520] | ×1.457 [0.970, 1.610] |" in (
-        outcome.stdout
+    assert (
+        "| throughput ratio, mi355x vs b300 | ×1.457 [1.400, 1.520] | ×1.457 [0.970, 1.610] |"
+        in (outcome.stdout)
     )
     assert "| within measurement noise | false | true | changed |" in outcome.stdout
     jsonschema.validate(compute_diff(base, head), SCHEMA)

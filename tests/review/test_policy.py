@@ -9,7 +9,12 @@ from cmpc.build.gates import check_policy, parse_all
 from cmpc.outcome import exit_code_for
 
 RESULTS = {
-    "headline": {"throughput_ratio": 1.25, "cost_ratio": None, "winner": "x", "within_noise": False},
+    "headline": {
+        "throughput_ratio": 1.25,
+        "cost_ratio": None,
+        "winner": "x",
+        "within_noise": False,
+    },
     "systems": {"x": {"gpus": 8}, "my-gpu": {"gpus": 16}},
     "comparisons": [{"winner": "x"}, {"winner": None}],
     "warnings": [{"code": "W515"}],
@@ -29,7 +34,7 @@ def holds(text: str, doc=RESULTS) -> bool:
         ('headline.winner == "x"', True),
         ("headline.winner != 'x'", False),
         ("headline.cost_ratio == null", True),
-        ("systems.x.gpus * 2 == systems[\"my-gpu\"].gpus", True),
+        ('systems.x.gpus * 2 == systems["my-gpu"].gpus', True),
         ("comparisons[1].winner == null and comparisons.0.winner == 'x'", True),
         ("len(warnings) == 0 or not headline.within_noise", True),
         ("abs(headline.throughput_ratio - 1) < 0.3", True),
@@ -78,7 +83,7 @@ def test_null_and_wrong_types_are_undecidable_not_errors():
     with pytest.raises(policy.Undecidable):
         holds("headline.cost_ratio < 1")
     with pytest.raises(policy.Undecidable):
-        holds('headline.winner > 1')
+        holds("headline.winner > 1")
     with pytest.raises(policy.Undecidable):
         holds("headline.throughput_ratio")  # a number is not a condition
 
