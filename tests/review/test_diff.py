@@ -54,13 +54,15 @@ def test_a_price_change_prints_the_cost_ratio_change(repo, capsys):
 
 def test_a_winner_flip_fails_on_flip_with_exit_3(repo, capsys):
     """Done when: a change that flips the winner makes `--fail-on flip` exit 3. x's throughput
-    120 -> 80: ratio 1.2 -> 0.8, so y wins (and y is cheaper per token: 2/80 > 3/100)."""
+    120 -> 80: ratio 1.2 -> 0.8, so y wins on throughput (x stays cheaper per token:
+    2.00/80 < 3.00/100, a cost ratio of 0.833)."""
     repo.commit(FLIPPED, "throughput: x at 80")
     code, out, err = run(capsys, "diff", "--rev", "HEAD~1", "specs/s.cmp", "--fail-on", "flip")
     assert code == 3, err
     assert "error[E810]" in err and "flips from x to y" in err
     assert "**the winner flips from x to y**" in out
     assert "| **throughput winner, x vs y** | **x** | **y** | **changed** |" in out
+    assert "| cost winner, x vs y | x | x |  |" in out
     assert "**The conclusions change:**" in out
     code, out, _ = run(capsys, "diff", "--rev", "HEAD~1", "specs/s.cmp")
     assert code == 0  # without a policy a flip is news, not a failure

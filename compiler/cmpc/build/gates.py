@@ -64,7 +64,7 @@ def policy_failed(label: str, reason: str, notes: Sequence[str] = ()) -> Diagnos
         "E810",
         f"policy `{label}` failed: {reason}",
         notes=tuple(notes),
-        help="the build is valid and its outputs are written; the policy decides the exit code (3)",
+        help="the evidence is valid (a build's outputs are written); the policy sets exit code 3",
     )
 
 
