@@ -115,3 +115,23 @@ def test_hostile_spec_names_stay_names(repo, tmp_path, name):
     assert code == 0, log
     assert not re.search(r"^::warning::injected", log, re.M)
     assert "A new spec" in summary
+
+
+def test_the_documented_pin_is_a_commit_that_ships_the_action():
+    """docs/ci.md's `uses: cmpc-dev/cmpc@SHA`: GitHub fetches that commit, so it must exist
+    here and hold action.yml and the script it runs, and the inputs it passes must exist."""
+    text = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    pinned = re.search(r"uses: cmpc-dev/cmpc@(\S+)\n        with:\n((?:          .*\n)+)", text)
+    assert pinned, "docs/ci.md has no pinned `uses: cmpc-dev/cmpc@...` example"
+    sha, inputs = pinned.group(1), pinned.group(2)
+    assert re.fullmatch(r"[0-9a-f]{40}", sha), f"`@{sha}` is not a pinned commit"
+    for path in ("action.yml", "scripts/cmpc-review.sh"):
+        shown = subprocess.run(
+            ["git", "show", f"{sha}:{path}"], cwd=REPO, capture_output=True, text=True
+        )
+        assert shown.returncode == 0, shown.stderr
+    at_pin = subprocess.run(
+        ["git", "show", f"{sha}:action.yml"], cwd=REPO, capture_output=True, text=True
+    ).stdout
+    for name in re.findall(r"^          ([a-z-]+):", inputs, re.M):
+        assert re.search(rf"^  {name}:\n", at_pin, re.M), name

@@ -182,3 +182,14 @@ def test_intervals_are_shown_and_policies_read_them(results_with_intervals):
     assert diff_documents(base, head, fail_on=["headline.within_noise == true"]).code == 3
     assert diff_documents(base, head, fail_on=["headline.throughput_ratio_ci[0] < 1"]).code == 3
     assert diff_documents(base, base, fail_on=["headline.throughput_ratio_ci[0] < 1"]).code == 0
+
+
+def test_the_documented_comment_is_what_diff_prints(repo, capsys):
+    """docs/review.md shows the comment for the flip above: it is that output, verbatim."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "review.md").read_text()
+    shown = doc.split("One sentence, one table, one closing line:\n\n```\n", 1)[1]
+    shown = shown.split("```", 1)[0]
+    repo.commit(FLIPPED, "throughput: x at 80")
+    code, out, _ = run(capsys, "diff", "--rev", "HEAD~1", "specs/s.cmp")
+    assert code == 0
+    assert out == shown
