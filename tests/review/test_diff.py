@@ -178,7 +178,10 @@ def test_intervals_are_shown_and_policies_read_them(results_with_intervals):
         in (outcome.stdout)
     )
     assert "| within measurement noise | false | true | changed |" in outcome.stdout
-    jsonschema.validate(compute_diff(base, head), SCHEMA)
+    document = compute_diff(base, head)
+    jsonschema.validate(document, SCHEMA)
+    assert document["headline"]["throughput_ratio"]["head_interval"] == [0.97, 1.61]
+    assert document["headline"]["cost_ratio"]["base_interval"] == [0.66, 0.71]
     assert diff_documents(base, head, fail_on=["headline.within_noise == true"]).code == 3
     assert diff_documents(base, head, fail_on=["headline.throughput_ratio_ci[0] < 1"]).code == 3
     assert diff_documents(base, base, fail_on=["headline.throughput_ratio_ci[0] < 1"]).code == 0

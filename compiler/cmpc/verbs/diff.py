@@ -366,14 +366,17 @@ def _change(before: object, after: object) -> float | None:
     return float(after) / float(before) - 1.0  # type: ignore[arg-type]
 
 
+_RATIO_KEYS = ("base", "head", "change", "base_interval", "head_interval")
+
+
 def _headline(figures: list[dict]) -> dict | None:
     if not figures or not figures[0]["path"].startswith("comparisons["):
         return None
     throughput, cost, winner, cost_winner = figures[:4]
     return {
         "comparison": throughput["label"].split(", ", 1)[1],
-        "throughput_ratio": {k: throughput[k] for k in ("base", "head", "change")},
-        "cost_ratio": {k: cost[k] for k in ("base", "head", "change")},
+        "throughput_ratio": {k: throughput[k] for k in _RATIO_KEYS},
+        "cost_ratio": {k: cost[k] for k in _RATIO_KEYS},
         "winner": {k: winner[k] for k in ("base", "head")},
         "cost_winner": {k: cost_winner[k] for k in ("base", "head")},
     }
