@@ -12,6 +12,7 @@ from cmpc.outcome import Outcome
 
 BUG_URL = "https://github.com/cmpc-dev/cmpc/issues"
 DIAGNOSTIC_FORMATS = ("human", "short", "json", "github")
+TEXT_DIAGNOSTICS = ("human", "short", "github")  # for verbs whose standard output is their own
 
 
 def _percentiles(text: str) -> list[str]:
@@ -153,7 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="POLICY",
         help="flip | verdict-drop | disclosure-drop | EXPR (true fails); exit 3",
     )
-    diff.add_argument("--diagnostics", dest="format", choices=DIAGNOSTIC_FORMATS, default="human")
+    # no `json`: standard output carries the diff itself (`--format json`)
+    diff.add_argument("--diagnostics", dest="format", choices=TEXT_DIAGNOSTICS, default="human")
 
     compare = verbs.add_parser("compare", help="compare two run files without a spec")
     compare.add_argument("a", metavar="A", help="run file or glob of side A (the system)")
@@ -169,9 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--price-a", default=None, metavar="USD", help="USD per GPU-hour")
     compare.add_argument("--price-b", default=None, metavar="USD", help="USD per GPU-hour")
     compare.add_argument("--save-spec", default=None, metavar="FILE")
-    compare.add_argument(
-        "--diagnostics", dest="format", choices=DIAGNOSTIC_FORMATS, default="human"
-    )
+    compare.add_argument("--diagnostics", dest="format", choices=TEXT_DIAGNOSTICS, default="human")
 
     cache = verbs.add_parser("cache", help="manage the cache of reduced runs")
     cache_verbs = cache.add_subparsers(dest="cache_verb", metavar="ACTION")

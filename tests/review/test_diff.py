@@ -196,3 +196,11 @@ def test_the_documented_comment_is_what_diff_prints(repo, capsys):
     code, out, _ = run(capsys, "diff", "--rev", "HEAD~1", "specs/s.cmp")
     assert code == 0
     assert out == shown
+
+
+def test_diagnostics_never_take_the_diffs_standard_output(capsys):
+    """`--diagnostics json` would print diagnostics where the diff goes: it is refused."""
+    with pytest.raises(SystemExit) as exit:
+        main(["diff", "a", "b", "--diagnostics", "json"])
+    assert exit.value.code == 2
+    assert "invalid choice: 'json'" in capsys.readouterr().err
