@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cmpc.build import policy
 from cmpc.build.gates import check_policy, parse_all
@@ -118,3 +122,27 @@ def test_a_failed_policy_beside_an_input_error_is_an_input_error():
     (false,), _ = parse_all(["headline.throughput_ratio >= 2"], "--require")
     items = [*check_policy(false, RESULTS), error("E121", "missing data")]
     assert exit_code_for(items) == 1
+
+
+# Untrusted or mistyped policies: any text either parses or is a PolicyError, and a parsed
+# policy on any JSON either decides or raises one of the two documented exceptions.
+
+ALPHABET = st.sampled_from(list("headline.throughput_ratio[]()\"'0123456789 <=>!+-*/andornot,e"))
+JSON = st.recursive(
+    st.none() | st.booleans() | st.floats(allow_nan=True) | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(ALPHABET, max_size=60), JSON)
+def test_any_text_parses_or_is_refused_and_any_json_decides_or_says_why(text, document):
+    try:
+        parsed = policy.parse(text)
+    except policy.PolicyError:
+        return
+    with contextlib.suppress(policy.PathMissing, policy.Undecidable):
+        assert isinstance(policy.evaluate(parsed, {"headline": document}), bool)
