@@ -204,3 +204,24 @@ def test_diagnostics_never_take_the_diffs_standard_output(capsys):
         main(["diff", "a", "b", "--diagnostics", "json"])
     assert exit.value.code == 2
     assert "invalid choice: 'json'" in capsys.readouterr().err
+
+
+def test_a_revision_is_built_confined_to_its_spec_folder(repo, capsys, tmp_path):
+    """The base revision is untrusted too: a run file committed as a link out of the tree is
+    refused there as in any build (E503), and the diff says the revision does not build."""
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"not": "a run"}', encoding="utf-8")
+    data = repo.root / "specs" / "data"
+    data.mkdir()
+    (data / "x.json").symlink_to(secret)
+    linked = SPEC.replace(
+        "    reported {\n      source lab\n      throughput 120 tok/s/gpu\n    }\n",
+        '    runs "data/x.json" format vllm source lab\n',
+        1,
+    )
+    repo.commit(linked, "runs: a link out of the tree")
+    repo.commit(SPEC, "spec: back to reported figures")
+    code, _, err = run(capsys, "diff", "--rev", "HEAD~1", "specs/s.cmp")
+    assert code == 2
+    assert "E503" in err and "E803" in err and "does not build" in err
+    assert "not a run" not in err
