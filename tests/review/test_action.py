@@ -48,7 +48,7 @@ def test_a_price_change_is_summarized_and_passes(repo, tmp_path):
     assert code == 0, log
     assert summary.startswith("## cmpc: what this change does to the comparisons\n")
     assert "### `specs/s.cmp`" in summary
-    assert "cost-per-token ratio ×0.556 → ×0.694 (+25%)" in summary
+    assert "cost-per-token ratio ×0.556 → ×0.694 (+25.0%)" in summary
     assert "No change in conclusions" in summary
     comment = (repo.root / "cmpc-reports" / "comment.md").read_text(encoding="utf-8")
     assert comment == summary  # the file a comment step posts is the summary

@@ -48,7 +48,8 @@ def test_the_llmk8s_headline_is_right(capsys):
     percent = f"{(a / b - 1) * 100:.1f}%"
     assert percent == "38.1%"
     assert out.startswith(f"a delivers {percent} more total tokens per GPU[^tokens][^norm] than b")
-    assert f"({a_user:.2f} vs {b_user:.2f} tok/s per user" in out
+    # one run each: "at its measured load" (issue 14), with the rates, then the interactivities
+    assert f"(all requests at once vs 4 req/s; {a_user:.2f} vs {b_user:.2f} tok/s per user" in out
     assert f"throughput ratio a / b: x{a / b:.4g}" in out
     assert f"a                 1     8  {a:>20.1f}" in out
     assert "[^tokens]: Counted tokens: input + output" in out  # the cited footnotes follow

@@ -40,9 +40,9 @@ def test_a_price_change_prints_the_cost_ratio_change(repo, capsys):
     repo.commit(PRICED, "price: x at 2.50")
     code, out, err = run(capsys, "diff", "--rev", "HEAD~1", "specs/s.cmp")
     assert code == 0, err
-    assert "cost-per-token ratio ×0.556 → ×0.694 (+25%)" in out
-    assert "| cost-per-token ratio, x vs y | ×0.556 | ×0.694 | +25% |" in out
-    assert "| x: price (USD/GPU-hour) | $2.00 | $2.50 | +25% |" in out
+    assert "cost-per-token ratio ×0.556 → ×0.694 (+25.0%)" in out
+    assert "| cost-per-token ratio, x vs y | ×0.556 | ×0.694 | +25.0% |" in out
+    assert "| x: price (USD/GPU-hour) | $2.00 | $2.50 | +25.0% |" in out
     assert "the winner stays x" in out
     assert "No change in conclusions" in out
     assert "**" not in out.split("\n", 1)[1]  # no flip, so nothing in bold below the sentence
