@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from cmpc.check.checker import check_spec
 from cmpc.check.hidden import hidden_characters
 from cmpc.diagnostics import Diagnostic, error, has_errors
 from cmpc.ir import model as ir
 from cmpc.ir.schema import validate_ir
-from cmpc.source import SourceFile
+from cmpc.source import SourceFile, Span
 from cmpc.syntax.overrides import Override, apply_overrides, parse_override
 from cmpc.syntax.parser import parse_spec
 
@@ -27,10 +28,27 @@ def compile_with_overrides(
 
     Returns (IR or None, diagnostics, the sources of the overrides, the overrides).
     """
+    compiled = compile_spec(source, sets)
+    return compiled.comparison, compiled.diagnostics, compiled.sources, compiled.overrides
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A compiled spec: its IR (None on errors), diagnostics, `--set` sources and origins."""
+
+    comparison: ir.Comparison | None
+    diagnostics: list[Diagnostic]
+    sources: dict[str, SourceFile]
+    overrides: list[Override]
+    origins: dict[str, Span] = field(default_factory=dict)  # IR pointer -> spec text
+
+
+def compile_spec(source: SourceFile, sets: Sequence[str]) -> Compiled:
+    """`compile_with_overrides`, keeping where each IR value came from (for build diagnostics)."""
     spec, diagnostics = parse_spec(source)
     diagnostics += hidden_characters(source)
     if spec is None:
-        return None, diagnostics, {}, []
+        return Compiled(None, diagnostics, {}, [])
     overrides: list[Override] = []
     for text in sets:
         parsed = parse_override(text)
@@ -51,4 +69,4 @@ def compile_with_overrides(
     diagnostics += more
     if comparison is not None and not has_errors(diagnostics):
         diagnostics += validate_ir(comparison, origins)
-    return comparison, diagnostics, sources, overrides
+    return Compiled(comparison, diagnostics, sources, overrides, origins)

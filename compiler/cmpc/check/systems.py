@@ -42,6 +42,9 @@ def read_system(
     block = decode(ctx, field, V.SYSTEM, ir.System)
     one = {k: v[0] for k, v in block.fields.items()}  # the entries read by their own checkers
     accelerator, count, count_span = read_accelerator(ctx, one.get("accelerator"))
+    # where build-time diagnostics about the system, or its GPU count, point
+    ctx.origin(f"{base}/name", field.key_span.to(field.atoms[0].span))
+    ctx.origin(f"{base}/gpus", count_span or field.key_span.to(field.atoms[0].span))
     memory, usable = read_memory(ctx, one.get("memory"))
     engine, version = read_engine(ctx, one.get("engine"))
     parallel = read_parallel(ctx, one.get("parallel"), f"{base}/parallel")
