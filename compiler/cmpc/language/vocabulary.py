@@ -185,6 +185,11 @@ class BlockSpec:
         return next(k for k in self.keys if k.name == name)
 
 
+# Keys whose value is one name (a declared source, system or scenario): the word after one of
+# them is that name even when it is also a key word (`runs "x.json" source runs`).
+NAME_VALUED = frozenset({"source", "to", "compare_to", "scenario", "baseline"})
+
+
 def _words(*names: str, kind: KeyKind = "value") -> tuple[KeySpec, ...]:
     return tuple(KeySpec(n, kind) for n in names)
 
