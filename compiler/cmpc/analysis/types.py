@@ -273,6 +273,7 @@ class CapacitySystem(TypedDict):
     usable_is_nominal: bool
     cards_needed: int | None
     cards_declared: int | None
+    fits: bool | None  # the declared load fits on the declared cards (W517 when it does not)
 
 
 class CapacityResult(TypedDict):

@@ -16,7 +16,7 @@ from cmpc.language import vocabulary as V
 from cmpc.source import Span
 from cmpc.syntax import tree as st
 
-DEFAULT_MAX_PRICE_AGE_DAYS = 365
+DEFAULT_MAX_PRICE_AGE_DAYS = ir.DEFAULT_MAX_PRICE_AGE_DAYS
 
 
 @dataclass(frozen=True)
@@ -137,15 +137,17 @@ def read_cost(ctx: Context, field: Field) -> CostBlock:
         )
     scenario = block.field("scenario")
     age = block.get("max_price_age")
+    max_age = DEFAULT_MAX_PRICE_AGE_DAYS if age is None else age / 86400
     cost = ir.Cost(
         utilization=block["utilization"],
         per_million=block["per_million"],
         blend_input=blend_in,
         blend_output=blend_out,
         scenario=_scenario(ctx, scenario, "a price scenario"),
+        max_price_age_days=max_age,
     )
     return CostBlock(
         cost,
-        DEFAULT_MAX_PRICE_AGE_DAYS if age is None else age / 86400,
+        max_age,
         scenario.value_span if scenario else None,
     )

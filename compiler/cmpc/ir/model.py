@@ -33,6 +33,8 @@ from cmpc.language.vocabulary import (
 IR_VERSION = "1"
 # Two values whose ratio is within this share of 1 are a tie: the default for `sensitivity { tie }`
 DEFAULT_TIE_BAND = 0.005
+# A price older than the data it prices by more than this many days warns (W130)
+DEFAULT_MAX_PRICE_AGE_DAYS = 365.0
 
 
 @dataclass(frozen=True)
@@ -236,6 +238,7 @@ class Cost:
     blend_input: float | None = None
     blend_output: float | None = None
     scenario: str | None = None
+    max_price_age_days: float = DEFAULT_MAX_PRICE_AGE_DAYS  # older than the data by more: W130
 
 
 @dataclass(frozen=True)

@@ -127,6 +127,7 @@ def capacity(ctx: Context) -> JsonObject | None:
                     system=name,
                     source="spec",
                 ),
+                "fits": s.get("fits"),
             }
         )
     return {
@@ -158,4 +159,5 @@ def capacity(ctx: Context) -> JsonObject | None:
             source="spec",
         ),
         "rows": rows,
+        "not_fitting": [row["system"] for row in rows if row["fits"] is False],
     }
