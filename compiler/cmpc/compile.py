@@ -11,7 +11,7 @@ from cmpc.diagnostics import Diagnostic, error, has_errors
 from cmpc.ir import model as ir
 from cmpc.ir.schema import validate_ir
 from cmpc.source import SourceFile, Span
-from cmpc.syntax.overrides import Override, apply_overrides, parse_override
+from cmpc.syntax.overrides import Override, apply_overrides, parse_override, parse_unset
 from cmpc.syntax.parser import parse_spec
 
 
@@ -43,27 +43,40 @@ class Compiled:
     origins: dict[str, Span] = field(default_factory=dict)  # IR pointer -> spec text
 
 
-def compile_spec(source: SourceFile, sets: Sequence[str]) -> Compiled:
-    """`compile_with_overrides`, keeping where each IR value came from (for build diagnostics)."""
+def compile_spec(source: SourceFile, sets: Sequence[str], unsets: Sequence[str] = ()) -> Compiled:
+    """`compile_with_overrides`, keeping where each IR value came from (for build diagnostics).
+
+    `unsets` are `--unset PATH`s: keys removed from the spec, after every `--set` is applied.
+    """
     spec, diagnostics = parse_spec(source)
     diagnostics += hidden_characters(source)
     if spec is None:
         return Compiled(None, diagnostics, {}, [])
     overrides: list[Override] = []
-    for text in sets:
-        parsed = parse_override(text)
-        if parsed is None:
+    bad: dict[str, SourceFile] = {}
+    for flag, texts, parse, example in (
+        ("--set", sets, parse_override, "`--set cost.utilization=40%`"),
+        ("--unset", unsets, parse_unset, "`--unset system.b300.price.as_of`"),
+    ):
+        for text in texts:
+            parsed = parse(text)
+            if parsed is not None:
+                overrides.append(parsed)
+                continue
+            name = f"{flag} {text}"
+            bad[name] = SourceFile(name, name)
             diagnostics.append(
                 error(
                     "E501",
-                    f"`--set {text}` is not PATH=VALUE",
-                    file="--set",
-                    help="e.g. `--set cost.utilization=40%`",
+                    f"`{name}` is not {'PATH=VALUE' if flag == '--set' else 'a PATH'}",
+                    Span(name, len(flag) + 1, len(name)),
+                    label="expected PATH=VALUE" if flag == "--set" else "expected a PATH",
+                    help=f"e.g. {example}"
+                    + ("; to remove a key, `--unset PATH`" if flag == "--set" else ""),
                 )
             )
-        else:
-            overrides.append(parsed)
     spec, problems, sources = apply_overrides(spec, overrides)
+    sources |= bad
     diagnostics += problems
     comparison, more, origins = check_spec(spec)
     diagnostics += more

@@ -67,6 +67,7 @@ def hourly_cost(system: ir.System, scenario: str | None) -> T.HourlyCost | None:
             "basis": price.basis,
             "source": price.source,
             "as_of": price.as_of,
+            "set_on_command_line": list(price.set_on_command_line),
         }
     if system.tco is not None:
         parts = _tco_hourly(system.tco)
@@ -76,6 +77,7 @@ def hourly_cost(system: ir.System, scenario: str | None) -> T.HourlyCost | None:
             "basis": "tco",
             "source": system.tco.source,
             "as_of": system.tco.as_of,
+            "set_on_command_line": [],
             "tco": parts,
         }
     return None
@@ -135,6 +137,7 @@ def cost(
             "basis": price.basis,
             "source": price.source,
             "as_of": price.as_of,
+            "set_on_command_line": list(price.set_on_command_line),
             "usd_per_million_tokens": None,
         }
         if basis_per_gpu:

@@ -121,6 +121,7 @@ class HourlyCost(TypedDict):
     basis: CostPriceBasis
     source: str | None
     as_of: str | None
+    set_on_command_line: list[str]  # the parts given with `--set` (amount, source, as_of, ...)
     tco: NotRequired[TcoHourly]  # only when the cost is the system's TCO
 
 
@@ -130,6 +131,7 @@ class PriceScenario(TypedDict):
     basis: CostPriceBasis
     source: str | None
     as_of: str | None
+    set_on_command_line: list[str]
     usd_per_million_tokens: float | None
 
 
@@ -339,7 +341,7 @@ class SpecFile(TypedDict):
 
 class OverrideResult(TypedDict):
     path: str
-    value: str
+    value: str | None  # None: `--unset PATH` removed the key
 
 
 class SourceResult(TypedDict):

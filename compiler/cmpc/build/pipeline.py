@@ -33,6 +33,7 @@ def build_spec(
     *,
     out_dir: str | None = None,
     sets: Sequence[str] = (),
+    unsets: Sequence[str] = (),
     render: bool = True,
     html: bool = False,
     template_dir: str | None = None,
@@ -49,7 +50,7 @@ def build_spec(
     if source is None:
         return Outcome(diagnostics=tuple(diagnostics))
     sources = {source.name: source}
-    compiled = compile_spec(source, sets)
+    compiled = compile_spec(source, sets, unsets)
     comparison, diagnostics, overrides = (
         compiled.comparison,
         compiled.diagnostics,

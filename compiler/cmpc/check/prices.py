@@ -15,8 +15,10 @@ from cmpc.language import units
 from cmpc.language import vocabulary as V
 from cmpc.source import Span
 from cmpc.syntax import tree as st
+from cmpc.syntax.overrides import from_command_line
 
 DEFAULT_MAX_PRICE_AGE_DAYS = ir.DEFAULT_MAX_PRICE_AGE_DAYS
+PRICE_PARTS = ("basis", "scenario", "source", "as_of")  # besides the amount
 
 
 @dataclass(frozen=True)
@@ -61,8 +63,16 @@ def read_price(ctx: Context, field: Field, pointer: str) -> ir.Price | None:
     source = block.field("source")
     if got is None or basis is None:
         return None
+    parts = {"amount": positional}
+    parts |= {k: f.atoms for k in PRICE_PARTS if (f := block.field(k)) is not None}
+    given = tuple(k for k, atoms in parts.items() if any(from_command_line(a.span) for a in atoms))
     return ir.Price(
-        scenario, got[0], basis, source_ref(ctx, source) if source else None, block["as_of"]
+        scenario,
+        got[0],
+        basis,
+        source_ref(ctx, source) if source else None,
+        block["as_of"],
+        given,
     )
 
 

@@ -103,6 +103,8 @@ class Price:
     basis: CostPriceBasis
     source: str | None = None
     as_of: str | None = None
+    # the parts given on the command line (`--set`): amount, basis, scenario, source, as_of
+    set_on_command_line: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -198,18 +198,27 @@ def _fn_price(ctx: Context) -> Md:
     parts = [
         Md(
             "Cost per million {} tokens = price per GPU-hour / (throughput "
-            "per GPU \u00d7 3600 s \u00d7 utilization) \u00d7 10^6, at utilization {}."
-        ).format(basis, percent(cost.get("utilization")))
+            "per GPU \u00d7 3600 s \u00d7 utilization) \u00d7 10^6, at utilization {}{}."
+        ).format(
+            basis,
+            percent(cost.get("utilization")),
+            Md(" (set on the command line, `--set`)")
+            if ctx.given_by("cost.utilization") != "spec"
+            else Md(""),
+        )
     ]
     prices = []
     for n in ctx.order:
         p = get_in(ctx.systems, n, "cost", "price", default={})
         if is_number(p.get("usd_per_gpu_hour")):
             bits = [ctx.price_shown(n) + Md(" per GPU-hour"), Md("{} basis").format(p.get("basis"))]
+            given = p.get("set_on_command_line") or []
+            if "amount" in given:
+                bits.append(Md("set on the command line (`--set`)"))
             if p.get("source"):
-                bits.append(Md("source {}").format(ctx.source_title(p["source"])))
+                bits.append(Md("source {}").format(ctx.price_source_md(p)))
             if p.get("as_of"):
-                bits.append(Md("as of {}").format(p["as_of"]))
+                bits.append(Md("as of {}").format(ctx.price_date_md(p)))
             prices.append(Md("{} {}").format(ctx.label(n), Md(", ").join(bits)))
         else:
             prices.append(Md("{} no price").format(ctx.label(n)))
