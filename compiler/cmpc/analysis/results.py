@@ -33,7 +33,7 @@ def analyze(
         "headline": at_spec.headline,
         "load": at_spec.load,
         "comparisons": at_spec.comparisons,
-        "claims": [claim_result(c, comparison) for c in comparison.claims],
+        "claims": [claim_result(c, comparison, at_spec.systems) for c in comparison.claims],
         "claim_combinations": claim_combinations(comparison.claims),
         "sensitivity": sensitivity(comparison, data, at_spec.headline),
         "capacity": cap,

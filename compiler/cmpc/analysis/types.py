@@ -244,6 +244,17 @@ class CannotDerive(TypedDict):
     missing: str
 
 
+class ClaimComparison(TypedDict):
+    system: str
+    scope: str  # gpu or node
+    unit: str
+    claim_value: float | None
+    system_value: float | None
+    ratio: float | None  # claim / system
+    system_tokens: str  # which tokens the system's figure counts (a claim rarely says)
+    note: str | None  # why there is no ratio
+
+
 class ClaimResult(TypedDict):
     name: str
     value: float
@@ -258,6 +269,7 @@ class ClaimResult(TypedDict):
     derived: list[Derived]
     cannot_derive: list[CannotDerive]
     notes: list[str]
+    compared_with: ClaimComparison | None  # with `compare_to`
 
 
 class ClaimCombination(TypedDict):

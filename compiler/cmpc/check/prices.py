@@ -18,7 +18,7 @@ from cmpc.syntax import tree as st
 from cmpc.syntax.overrides import from_command_line
 
 DEFAULT_MAX_PRICE_AGE_DAYS = ir.DEFAULT_MAX_PRICE_AGE_DAYS
-PRICE_PARTS = ("basis", "scenario", "source", "as_of")  # besides the amount
+PRICE_PARTS: tuple[V.PricePart, ...] = ("basis", "scenario", "source", "as_of")  # and amount
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def read_price(ctx: Context, field: Field, pointer: str) -> ir.Price | None:
     source = block.field("source")
     if got is None or basis is None:
         return None
-    parts = {"amount": positional}
+    parts: dict[V.PricePart, tuple[st.Atom, ...]] = {"amount": positional}
     parts |= {k: f.atoms for k in PRICE_PARTS if (f := block.field(k)) is not None}
     given = tuple(k for k, atoms in parts.items() if any(from_command_line(a.span) for a in atoms))
     return ir.Price(

@@ -18,6 +18,7 @@ from cmpc.language.vocabulary import (
     PercentileMethod,
     PoolRole,
     PowerBasis,
+    PricePart,
     ReadMethod,
     ReportedUnit,
     ReusedMode,
@@ -104,7 +105,7 @@ class Price:
     source: str | None = None
     as_of: str | None = None
     # the parts given on the command line (`--set`): amount, basis, scenario, source, as_of
-    set_on_command_line: tuple[str, ...] = ()
+    set_on_command_line: tuple[PricePart, ...] = ()
 
 
 @dataclass(frozen=True)

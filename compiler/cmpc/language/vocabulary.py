@@ -45,6 +45,8 @@ PriceBasis = Literal[CostPriceBasis, "revenue"]
 CostBasis = Literal["total", "output", "input", "blended"]
 ClaimKind = Literal["volume", "throughput", "revenue", "price", "cost", "other"]
 Scope = Literal["gpu", "node", "cluster", "fleet"]
+# the parts of a price `--set` can give (ir.Price.set_on_command_line)
+PricePart = Literal["amount", "basis", "scenario", "source", "as_of"]
 Format = Literal[
     "vllm",
     "vllm-sweep",
