@@ -31,8 +31,9 @@ def ratios(
         s_rel, base_rel = _relative(s), _relative(base)
         if s_rel and base_rel and s_rel[0] == base_rel[0] and base_rel[1]:
             per_gpu_ratio = s_rel[1] / base_rel[1]  # both published against one reference
-    price_s = s["cost"]["usd_per_gpu_hour"]
-    price_b = base["cost"]["usd_per_gpu_hour"]
+    # per used GPU-hour: a system billed for more GPUs than it runs on pays for them all
+    price_s = s["cost"]["usd_per_used_gpu_hour"]
+    price_b = base["cost"]["usd_per_used_gpu_hour"]
     price_ratio = price_s / price_b if price_s and price_b else None
     cost_ratio = None
     cost_unavailable = None

@@ -137,6 +137,10 @@ class PriceScenario(TypedDict):
 
 class CostResult(TypedDict):
     usd_per_gpu_hour: float | None
+    # the price per GPU-hour the tokens cost: x billed / used GPUs (= the price when all are used)
+    usd_per_used_gpu_hour: float | None
+    gpus_billed: int | None
+    gpus_used: int | None
     price: HourlyCost | None
     utilization: float
     token_basis: CostBasis

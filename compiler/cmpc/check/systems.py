@@ -12,7 +12,7 @@ from cmpc.check.context import (
 )
 from cmpc.check.data import read_reported, read_runs
 from cmpc.check.decode import decode, decode_options
-from cmpc.check.parallel import gpu_count, node_count, read_parallel
+from cmpc.check.parallel import billed_count, gpu_count, node_count, read_parallel
 from cmpc.check.prices import read_power, read_price, read_tco
 from cmpc.check.values import Field
 from cmpc.ir import model as ir
@@ -101,9 +101,11 @@ def read_system(
         reported=reported,
         gpus_per_node=block["gpus_per_node"],
         gpus_per_rack=block["gpus_per_rack"],
+        billed_gpus=block["billed_gpus"],
     )
     gpu_count(ctx, system, one.get("parallel"), count_span)
     node_count(ctx, system, one.get("gpus_per_node"), one.get("nodes"))
+    billed_count(ctx, system, one.get("billed_gpus"))
     reported_statistic(ctx, system, latency, latency_ok, one.get("reported"))
     return system
 

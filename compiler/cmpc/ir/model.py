@@ -230,6 +230,7 @@ class System:
     reported: Reported | None = None
     gpus_per_node: int | None = None
     gpus_per_rack: int | None = None
+    billed_gpus: int | None = None  # GPUs paid for, when more than those used (whole VMs)
 
 
 @dataclass(frozen=True)

@@ -247,6 +247,7 @@ SYSTEM = BlockSpec(
         KeySpec("nodes", "integer"),
         KeySpec("gpus_per_node", "integer"),
         KeySpec("gpus_per_rack", "integer"),
+        KeySpec("billed_gpus", "integer"),
         KeySpec("memory"),
         KeySpec("interconnect", "text"),
         KeySpec("engine"),

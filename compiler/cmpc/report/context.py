@@ -188,6 +188,33 @@ class Context:
             source=self.price_source(name),
         )
 
+    def billing(self, name: str | None) -> tuple[int, int] | None:
+        """(GPUs billed, GPUs used) when a system pays for more GPUs than it runs on."""
+        cost = get_in(self.systems, name, "cost", default={}) or {}
+        billed, used = cost.get("gpus_billed"), cost.get("gpus_used")
+        if is_number(billed) and is_number(used) and billed != used:
+            return int(billed), int(used)
+        return None
+
+    def used_price_shown(self, name: str | None) -> Md:
+        """The price the tokens cost per used GPU-hour, with its arithmetic when it differs."""
+        billing = self.billing(name)
+        if billing is None:
+            return self.price_shown(name)
+        per_used = get_in(self.systems, name, "cost", "usd_per_used_gpu_hour")
+        shown = self.fig.add(
+            f"{name}.price_per_used_gpu_hour",
+            "price per used GPU-hour (billed / used GPUs)",
+            per_used,
+            "USD/gpu/h",
+            usd(per_used),
+            system=name,
+            source="cmpc",
+        )
+        return Md("{} per used GPU-hour = {} \u00d7 {} billed / {} used GPUs").format(
+            shown, self.price_shown(name), billing[0], billing[1]
+        )
+
     def price_source(self, name: str | None) -> str:
         p = get_in(self.systems, name, "cost", "price", default={})
         return self.price_plain(p)

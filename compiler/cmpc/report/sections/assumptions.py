@@ -44,6 +44,20 @@ def assumptions(ctx: Context) -> list[JsonObject]:
                     "date": ctx.price_date_md(p),
                 }
             )
+        billing = ctx.billing(name)
+        if billing is not None:
+            rows.append(
+                {
+                    "system": ctx.label(name),
+                    "item": Md("GPUs billed"),
+                    "value": Md("{} billed, {} used").format(billing[0], billing[1]),
+                    "basis": Md("cost and per-dollar figures pay for every billed GPU"),
+                    "source": Md("`--set`")
+                    if ctx.given_by(f"system.{name}.billed_gpus") != "spec"
+                    else Md("spec"),
+                    "date": Md(DASH),
+                }
+            )
         pw = irs.get("power") or {}
         if is_number(pw.get("watts_per_gpu")):
             watts = ctx.n(
