@@ -197,6 +197,7 @@ def load_data(
                 metric,
                 stats,
                 slos=tuple(comparison.latency.slo),
+                root=str(spec_dir),
             )
             tasks.append(task)
             steps.append(task)
