@@ -113,6 +113,10 @@ def test_e304_points_at_the_runs_line_and_speaks_the_spec_language(tmp_path):
     assert line_of(spec, outcome, d) == 'runs "data/*tp8*.json" format inferencex'
     assert d.help == "write `format vllm` in the `runs` line (it says `format inferencex`)"
     assert "--format" not in (d.help or "")
+    assert d.message == (
+        "`data/llmk8s__serving_meta-llama-Llama-3.3-70B-Instruct_tp8_pp1_sharegpt_qps_04.json` "
+        "is not a `inferencex` file; it looks like `vllm`"
+    )
 
 
 def test_w515_points_at_a_runs_line(tmp_path):

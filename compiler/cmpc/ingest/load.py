@@ -75,16 +75,20 @@ def display(path: Path, root: Path) -> str:
 _ABOUT_THE_SPEC = {"E302", "E303", "E304"}
 
 
-def _in_spec(d: Diagnostic, runs: ir.Runs, origin: str) -> Diagnostic:
-    """A reader's diagnostic about the format, pointed at the `runs` line and in its words."""
+def _in_spec(d: Diagnostic, runs: ir.Runs, origin: str, rel: str) -> Diagnostic:
+    """A reader's diagnostic about the format, pointed at the `runs` line and in its words.
+
+    The file is named as the spec's folder sees it (`data/x.json`), as the `runs` glob does.
+    """
     if d.code not in _ABOUT_THE_SPEC:
         return d
+    message = d.message.replace(f"`{d.file}`", f"`{rel}`") if d.file else d.message
     fix = (
         (d.help or "").replace("pass `--format ", "write `format ").replace("`--format", "`format")
     )
     if d.code == "E304" and fix.startswith("write `format"):
         fix += f" in the `runs` line (it says `format {runs.format}`)"
-    return dataclasses.replace(d, help=fix or None, origin=origin)
+    return dataclasses.replace(d, message=message, help=fix or None, origin=origin)
 
 
 def _nothing_matched(
@@ -242,7 +246,8 @@ def load_data(
                 continue
             result = done[step]
             diagnostics += [
-                _in_spec(d, runs, runs_origin(comparison, system)) for d in result.diagnostics
+                _in_spec(d, runs, runs_origin(comparison, system), step.rel)
+                for d in result.diagnostics
             ]
             reduced = result.reduced
             for key, values in reduced.fields:
