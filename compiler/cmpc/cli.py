@@ -39,6 +39,16 @@ def _slo(text: str) -> tuple[str, float]:
     return metric, ms / 1000.0
 
 
+def _accuracy(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"`{text}` is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"a relative accuracy is in (0, 1), not `{text}`")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cmpc",
@@ -100,6 +110,30 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-cache", action="store_true", help="read every run file; neither use nor fill cache"
     )
     build.add_argument("--quiet", action="store_true", help="no progress bar")
+    build.add_argument(
+        "--export",
+        dest="exports",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also write an export (repeatable): parquet (runs.parquet, figures.parquet)",
+    )
+    build.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="reduce run files on a Dask cluster (default: $CMPC_SCHEDULER, else local cores)",
+    )
+    build.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let run globs name fsspec URLs (s3://, gs://, https://): reads the network",
+    )
+    build.add_argument(
+        "--sketch",
+        type=_accuracy,
+        metavar="ALPHA",
+        help="percentiles from a DDSketch of relative accuracy ALPHA (e.g. 0.01); default: exact",
+    )
 
     cache = verbs.add_parser("cache", help="manage the cache of reduced runs")
     cache_verbs = cache.add_subparsers(dest="cache_verb", metavar="ACTION")
@@ -158,17 +192,20 @@ def _run(args: argparse.Namespace) -> Outcome:
             slos=dict(args.slo),
         )
     if args.verb == "build":
+        from cmpc.build.model import Options
         from cmpc.build.pipeline import build_spec
 
-        return build_spec(
-            args.spec,
-            out_dir=args.output,
-            sets=args.sets,
+        options = Options(
             html=args.report_format == "html",
             template_dir=args.template,
             use_cache=not args.no_cache,
             progress=None if args.quiet or not sys.stderr.isatty() else _ProgressBar(),
+            scheduler=args.scheduler,
+            remote=args.allow_remote,
+            sketch=args.sketch,
+            exports=tuple(args.exports),
         )
+        return build_spec(args.spec, out_dir=args.output, sets=args.sets, options=options)
     if args.verb == "cache":
         from cmpc.ingest.cache import clear_cache
 
