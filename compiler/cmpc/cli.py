@@ -116,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME",
-        help="also write an export (repeatable): parquet (runs.parquet, figures.parquet)",
+        help="also write an export (repeatable): parquet (runs, figures), requests (per request)",
     )
     build.add_argument(
         "--scheduler",

@@ -10,9 +10,10 @@ import duckdb
 import polars as pl
 import pytest
 
+import cmpc
 from cmpc.cli import main
 
-from .helpers import cli_build, sweep_copy
+from .helpers import REPO, cli_build, sweep_copy
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +104,42 @@ def test_parquet_without_pyarrow_is_a_diagnostic_naming_the_extra(tmp_path, caps
     err = capsys.readouterr().err
     assert "E509" in err and "cmpc[parquet]" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_the_request_table_gives_the_builds_percentiles_in_sql(tmp_path):
+    """DuckDB's quantile_cont is numpy's linear percentile: over requests.parquet it returns
+    the p90 TPOT each run's point was read at (runs.parquet), to rounding (1e-12)."""
+    spec = sweep_copy(tmp_path)
+    out = tmp_path / "out"
+    assert cli_build(spec, out, "--export", "requests", "--export", "parquet") == 0
+    by_sql = duckdb.execute(
+        "SELECT path, count(*), quantile_cont(tpot_s, 0.9) FILTER (WHERE ok AND output_tokens > 1)"
+        f" FROM '{out / 'requests.parquet'}' GROUP BY path ORDER BY path"
+    ).fetchall()
+    built = duckdb.execute(
+        f"SELECT path, tpot_p90_s FROM '{out / 'runs.parquet'}' ORDER BY path"
+    ).fetchall()
+    assert [p for p, _, _ in by_sql] == [p for p, _ in built]
+    assert [q for _, _, q in by_sql] == pytest.approx([q for _, q in built], rel=1e-12)
+    totals = [cmpc.load_runs(spec.parent / p).records()[0]["requests_total"] for p, _ in built]
+    assert [n for _, n, _ in by_sql] == totals  # every request, failed ones included
+
+
+def test_the_request_table_of_a_vllm_run_matches_vllms_own_summary(tmp_path):
+    """specs/llama70b-a100-tp8-vs-tp4pp2.cmp reads two vLLM 0.8.3 result files (shared/oracle)."""
+    spec = REPO / "specs" / "llama70b-a100-tp8-vs-tp4pp2.cmp"
+    out = tmp_path / "out"
+    assert cli_build(spec, out, "--export", "requests") == 0
+    table = pl.read_parquet(out / "requests.parquet")
+    for path in sorted(set(table["path"])):
+        tool = json.loads((spec.parent / path).read_text())
+        run = table.filter(pl.col("path") == path)
+        assert run.height == tool["num_prompts"]
+        assert int(run["ok"].sum()) == tool["completed"]
+        ttft_ms = duckdb.execute(
+            f"SELECT median(ttft_s) * 1000, quantile_cont(ttft_s, 0.99) * 1000 FROM "
+            f"'{out / 'requests.parquet'}' WHERE path = ? AND ok",
+            [path],
+        ).fetchone()
+        assert ttft_ms == pytest.approx((tool["median_ttft_ms"], tool["p99_ttft_ms"]), rel=1e-9)
+        assert run.filter(pl.col("ok"))["output_tokens"].sum() == tool["total_output_tokens"]

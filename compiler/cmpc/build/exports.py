@@ -18,9 +18,14 @@ def _parquet(built: Built) -> Mapping[str, str | bytes]:
     }
 
 
+def _requests(built: Built) -> Mapping[str, str | bytes]:
+    return {"requests.parquet": tables.parquet_bytes(tables.request_table(built))}
+
+
 # Adding an export is one entry: its name (the `--export` value) and what it writes.
 EXPORTS: dict[str, Export] = {
     "parquet": _parquet,
+    "requests": _requests,
 }
 
 

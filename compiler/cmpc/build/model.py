@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from cmpc.analysis import types as T
 from cmpc.diagnostics import Diagnostic
@@ -24,6 +25,7 @@ class Built:
     sources: Mapping[str, SourceFile]
     data: Mapping[str, SystemData] = field(default_factory=dict)
     inputs: tuple[Input, ...] = ()
+    folder: Path | None = None  # the spec's folder, which input paths are relative to
 
 
 @dataclass(frozen=True)

@@ -156,7 +156,7 @@ def compute_build(
         if has_errors(diagnostics):
             return failed()
         files |= rendered
-    built = Built(results, files, tuple(diagnostics), sources, data, tuple(inputs))
+    built = Built(results, files, tuple(diagnostics), sources, data, tuple(inputs), spec_dir)
     exported, problems = export_files(built, options.exports)
     diagnostics += problems
     if has_errors(diagnostics):

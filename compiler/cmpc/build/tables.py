@@ -5,9 +5,13 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from cmpc.build.model import Built
+from cmpc.ingest.requests import COLUMNS, request_columns, spec_path
 from cmpc.jsontypes import JsonObject
 from cmpc.report import figure_rows
 
@@ -175,11 +179,41 @@ def to_pandas(rows: Sequence[Mapping[str, object]]) -> Any:
     return pd.DataFrame(frame, index=pd.RangeIndex(len(rows)))
 
 
-def parquet_bytes(rows: Sequence[Mapping[str, object]]) -> bytes:
-    """The rows as one Parquet file (zstd, no pandas index), deterministic for a pyarrow version."""
-    table = to_arrow(rows)
+def parquet_bytes(rows: Sequence[Mapping[str, object]] | Any) -> bytes:
+    """Rows (or a pyarrow.Table) as one Parquet file (zstd), deterministic for a pyarrow version."""
+    table = to_arrow(rows) if isinstance(rows, Sequence) else rows
     import pyarrow.parquet as pq
 
     out = io.BytesIO()
     pq.write_table(table, out, compression="zstd")
     return out.getvalue()
+
+
+def request_table(built: Built) -> Any:
+    """A pyarrow.Table with one row per request of every run the build read (re-read here):
+    system, path, run, request, ok, then cmpc.ingest.requests.COLUMNS."""
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raise MissingExtra(f"Arrow tables need pyarrow: {EXTRA_HINT}") from None
+    document: Any = built.results or {}
+    systems = {s["name"]: s for s in (document.get("ir") or {}).get("systems") or ()}
+    folder = built.folder or Path()
+    parts = []
+    for item in built.inputs:
+        runs = (systems.get(item.system) or {}).get("runs") or {}
+        where = {str(k): str(v) for k, v in (runs.get("where") or {}).items()}
+        found, _ = request_columns(spec_path(folder, item.path), item.format, where)
+        for index, columns in found:
+            n = columns["ok"].size
+            head = {
+                "system": pa.array([item.system] * n, pa.string()),
+                "path": pa.array([item.path] * n, pa.string()),
+                "run": pa.array(np.full(n, index, dtype=np.int64)),
+                "request": pa.array(np.arange(n, dtype=np.int64)),
+            }
+            parts.append(pa.table(head | {k: pa.array(v) for k, v in columns.items()}))
+    if not parts:
+        names = ["system", "path", "run", "request", "ok", *COLUMNS]
+        return pa.table({n: pa.array([], pa.float64()) for n in names})
+    return pa.concat_tables(parts)
