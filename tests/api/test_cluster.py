@@ -26,7 +26,8 @@ def _cluster(**config: object) -> LocalCluster:
             processes=True,
             threads_per_worker=1,
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address="127.0.0.1:0",  # no fixed port: other builds may run beside
+            scheduler_kwargs={"dashboard": False},  # dashboard off
             protocol="tcp",
         )
 
