@@ -89,11 +89,14 @@ def test_without_an_export_no_parquet_is_written(tmp_path):
     assert not list((tmp_path / "out").glob("*.parquet"))
 
 
-def test_an_unknown_export_is_a_diagnostic(tmp_path, capsys):
+def test_an_unknown_export_is_refused_before_any_work(tmp_path, capsys):
     spec = sweep_copy(tmp_path)
-    assert main(["build", str(spec), "-o", str(tmp_path / "out"), "--export", "parquett"]) == 1
-    err = capsys.readouterr().err
-    assert "E511" in err and "`parquet`" in err
+    with pytest.raises(SystemExit) as raised:  # the CLI's argument check (a usage error)
+        main(["build", str(spec), "-o", str(tmp_path / "out"), "--export", "parquett"])
+    assert raised.value.code == 2 and "parquet" in capsys.readouterr().err
+    with pytest.raises(cmpc.CmpcError) as error:  # the API's: a diagnostic
+        cmpc.build(spec, exports=["parquett"], output=tmp_path / "out")
+    assert error.value.codes == ("E511",) and "`parquet`" in error.value.diagnostics[0].notes[0]
     assert not (tmp_path / "out").exists()
 
 

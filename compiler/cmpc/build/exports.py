@@ -1,14 +1,20 @@
-"""`cmpc build --export NAME`: extra output files, one registry entry per export format."""
+"""The registry of `cmpc build --export NAME`: each name turns a build into extra output files."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import cast
 
-from cmpc.build import tables
+from cmpc.build import export_benchmark, tables
 from cmpc.build.model import Built
 from cmpc.diagnostics import Diagnostic, error
+from cmpc.jsontypes import JsonObject
 
 Export = Callable[[Built], Mapping[str, str | bytes]]
+
+
+def _results(built: Built) -> JsonObject:
+    return cast(JsonObject, built.results)
 
 
 def _parquet(built: Built) -> Mapping[str, str | bytes]:
@@ -22,15 +28,16 @@ def _requests(built: Built) -> Mapping[str, str | bytes]:
     return {"requests.parquet": tables.parquet_bytes(tables.request_table(built))}
 
 
-# Adding an export is one entry: its name (the `--export` value) and what it writes.
+# One line per export; the files land in the build folder beside results.json.
 EXPORTS: dict[str, Export] = {
+    "github-benchmark": lambda built: export_benchmark.files(_results(built)),
     "parquet": _parquet,
     "requests": _requests,
 }
 
 
 def unknown_exports(names: Sequence[str]) -> list[Diagnostic]:
-    """E511 for each name no export registers (the CLI's choices catch them first)."""
+    """E511 for each name no export registers (the CLI's argument check catches them first)."""
     return [
         error(
             "E511",

@@ -15,6 +15,7 @@ from cmpc import __version__
 from cmpc.analysis import types as T
 from cmpc.analysis.results import analyze
 from cmpc.build.exports import export_files, unknown_exports
+from cmpc.build.gates import check_policy, parse_all
 from cmpc.build.model import Built, Options
 from cmpc.build.outputs import check_target, write_atomically
 from cmpc.compile import compile_with_overrides
@@ -48,19 +49,33 @@ def build_spec(
     use_cache: bool = False,
     cache_dir: str | None = None,
     progress: Progress | None = None,
+    require: Sequence[str] = (),
+    exports: Sequence[str] = (),
+    text: str | None = None,
     options: Options | None = None,
 ) -> Outcome:
     """Run the whole pipeline; outputs appear only if everything succeeded.
 
     `use_cache` keeps reduced runs in `cache_dir` (default: see `cmpc.ingest.cache.cache_dir`; the
-    CLI turns it on); `progress(done, total)` is called as run files are reduced. `options`, when
-    given, replaces the keyword arguments from `render` on.
+    CLI turns it on); `progress(done, total)` is called as run files are reduced. `require` are
+    policies (docs/policies.md) checked on the results once the outputs are written: a valid
+    build that fails one exits 3. `exports` name extra outputs (`cmpc.build.exports.EXPORTS`).
+    `text` is the spec's text when it is not on disk (`cmpc compare`); `spec_path` still says
+    where it would be, so its globs resolve in that folder and stay confined to it. `options`,
+    when given, replaces the keyword arguments from `render` to `progress` (and `exports`).
     """
+    policies, problems = parse_all(require, "--require")  # a typo fails before any work
+    if problems:
+        return Outcome(diagnostics=tuple(problems))
     if options is None:
         options = Options(render, html, template_dir, use_cache, cache_dir, progress)
+    if exports:
+        options = dataclasses.replace(options, exports=(*options.exports, *exports))
     target = Path(out_dir) if out_dir else Path("build") / Path(spec_path).stem
     keep = [Path(spec_path), *([Path(options.template_dir)] if options.template_dir else [])]
-    built = compute_build(spec_path, sets, options, before_load=lambda: check_target(target, keep))
+    built = compute_build(
+        spec_path, sets, options, before_load=lambda: check_target(target, keep), text=text
+    )
     diagnostics = list(built.diagnostics)
     if built.results is None or has_errors(diagnostics):
         return Outcome(diagnostics=tuple(diagnostics), sources=built.sources)
@@ -70,6 +85,8 @@ def build_spec(
     if has_errors(diagnostics):  # "wrote" only once the outputs are in place
         return Outcome(diagnostics=tuple(diagnostics), sources=built.sources)
     summary = _summary(built.results, display_path(str(target)))
+    for parsed in policies:
+        diagnostics += check_policy(parsed, cast(JsonObject, built.results))
     return Outcome(stdout=summary, diagnostics=tuple(diagnostics), sources=built.sources)
 
 
@@ -79,14 +96,19 @@ def compute_build(
     options: Options | None = None,
     *,
     before_load: Callable[[], list[Diagnostic]] | None = None,
+    text: str | None = None,
 ) -> Built:
     """Check the spec, read its runs and compute every output in memory; write nothing.
 
     `before_load` runs once the spec is valid and before any run file is read (the CLI checks
-    its output folder there, so a refused folder fails fast).
+    its output folder there, so a refused folder fails fast); `text` is the spec's text when it
+    is not on disk (see `build_spec`).
     """
     options = options or Options()
-    source, diagnostics = read_source(spec_path)
+    if text is None:
+        source, diagnostics = read_source(spec_path)
+    else:
+        source, diagnostics = SourceFile(display_path(spec_path), text), []
     if source is None:
         return Built(None, {}, tuple(diagnostics), {})
     sources = {source.name: source}

@@ -154,6 +154,7 @@ def load_data(
                 stats,
                 slos=slos,
                 sketch=sketch,
+                root=str(spec_dir),
             )
             tasks.append(task)
             steps.append(task)
