@@ -130,10 +130,10 @@ def test_the_report_credits_the_command_line_everywhere(tmp_path):
         "| 8x MI355X | price (owning) | $2.00 per GPU-hour | owning "
         "| `--set` (command line) | n/a |"
     )
-    utilization = "| all | utilization | 40% | assumed: share of hours serving at the measured "
+    utilization = "| all | utilization | 40.0% | assumed: share of hours serving at the measured "
     assert utilization + "throughput | `--set` |" in report
     footnote = next(line for line in report.splitlines() if line.startswith("[^price]:"))
-    assert "at utilization 40% (set on the command line, `--set`)" in footnote
+    assert "at utilization 40.0% (set on the command line, `--set`)" in footnote
     assert (
         "8x MI355X $2.00 per GPU-hour, owning basis, set on the command line (`--set`);" in footnote
     )
