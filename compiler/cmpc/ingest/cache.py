@@ -178,6 +178,12 @@ class Cache:
         if known is not None:
             return known
         digest = sha256_of(path)
+        self.remember_sha256(path, st, digest)
+        return digest
+
+    def remember_sha256(self, path: Path, st: os.stat_result, digest: str) -> None:
+        """Remember `digest`, read from `path` since `st` was taken, if the file has settled
+        and its stat signature is still `st`'s."""
         with contextlib.suppress(OSError):
             after = path.stat()
             settled = time.time() - max(after.st_mtime, after.st_ctime) > RACY_SECONDS
@@ -186,7 +192,6 @@ class Cache:
                 name, text = _memo(path, st, digest)
                 with cachefs.folder(self.root, "hashes", create=True) as fd:
                     cachefs.write(fd, name, text.encode("ascii"))
-        return digest
 
     def known_sha256(self, path: Path, st: os.stat_result | None = None) -> str | None:
         """The remembered SHA-256 of a file whose stat signature is unchanged, else None.

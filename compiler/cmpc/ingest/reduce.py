@@ -20,7 +20,7 @@ from cmpc.diagnostics import Diagnostic
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
 from cmpc.ingest.points import RunPoint, matches, run_point
 from cmpc.metrics import summarize  # imported before workers fork, not once in each
-from cmpc.traces import load_runs, skips_gaps
+from cmpc.traces import load_runs, readpass, skips_gaps
 
 Progress = Callable[[int, int], None]
 WORKER_BYTES = 64 << 20  # a forked worker's own memory once refcounts copy its pages (measured)
@@ -61,20 +61,45 @@ def _key(task: Task, sha256: str) -> Key:
 
 
 def reduce_file(task: Task, cache: Cache | None = None) -> Done:
-    """Hash, look up, else read and reduce one file (and store the result)."""
+    """Look up, else read and reduce one file (and store the result).
+
+    A file whose hash is not remembered is hashed by the pass that reads it (each byte read
+    once); the cache is then looked up with that hash, so an entry made elsewhere still wins.
+    """
     path = Path(task.path)
-    try:
-        sha = cache.file_sha256(path) if cache else sha256_of(path)
-    except OSError:
-        sha = ""  # load_runs below names the file and the reason
+    known = cache.known_sha256(path) if cache else None
+    if cache and known:
+        hit = cache.get(_key(task, known))
+        if hit is not None:
+            return Done(known, hit, cached=True)
+    if known:
+        reduced, problems = _reduce(task)
+        sha = known
+    else:
+        try:
+            before: os.stat_result | None = path.stat()
+        except OSError:
+            before = None  # load_runs below names the file and the reason
+        with readpass.hashing(task.path) as current:
+            reduced, problems = _reduce(task)
+        sha = current.digest or _sha256_or_empty(path)
+        if cache and current.digest and before is not None:
+            cache.remember_sha256(path, before, sha)
     if cache and sha:
-        hit = cache.get(_key(task, sha))
+        hit = None if known else cache.get(_key(task, sha))
         if hit is not None:
             return Done(sha, hit, cached=True)
-    reduced, problems = _reduce(task)
-    if cache and sha and not problems:
-        cache.put(_key(task, sha), reduced)
+        if not problems:
+            cache.put(_key(task, sha), reduced)
     return Done(sha, reduced, tuple(problems))
+
+
+def _sha256_or_empty(path: Path) -> str:
+    """SHA-256 of a file no reader opened (an unreadable or undetected file), else ""."""
+    try:
+        return sha256_of(path)
+    except OSError:
+        return ""
 
 
 def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cmpc.limits import Limits
+from cmpc.traces.readpass import open_input
 
 try:
     from cmpc import _fastscan  # optional C scanner (setup.py); the numpy code below is exact too
@@ -67,7 +68,10 @@ class _Bytes:
 
 
 class _File:
-    """A document read block by block: never held whole, so it costs no resident memory."""
+    """A document read block by block: never held whole, so it costs no resident memory.
+
+    The last searched block is kept: a read or search that starts inside it takes its bytes
+    from there, so searching for a key and then reading what follows reads each byte once."""
 
     SCAN = 1 << 20  # bytes searched at a time
     OVERLAP = 4096  # kept between searched blocks: longer than any key pattern's match
@@ -76,19 +80,37 @@ class _File:
         self.handle = handle
         self.size = os.fstat(handle.fileno()).st_size
         self._buffer: bytearray | None = None
+        self._base = self._held = 0  # the buffer holds the file's bytes [_base, _base + _held)
 
     def read(self, lo: int, hi: int) -> bytes:
+        hi = min(hi, self.size)
+        kept = b""
+        if self._buffer is not None and self._base <= lo < self._base + self._held:
+            upto = min(hi, self._base + self._held)
+            kept = bytes(self._buffer[lo - self._base : upto - self._base])
+            lo += len(kept)
+            if lo >= hi:
+                return kept
         self.handle.seek(lo)
-        return self.handle.read(max(0, min(hi, self.size) - lo))
+        rest = self.handle.read(max(0, hi - lo))
+        return kept + rest if kept else rest
 
     def _fill(self, pos: int, hi: int) -> tuple[bytearray, int]:
         """Bytes from `pos` (at most to `hi`) in one reused buffer: a fresh block per search
         costs more in page faults than the search itself."""
         if self._buffer is None:
             self._buffer = bytearray(self.SCAN + self.OVERLAP)
-        self.handle.seek(pos)
-        want = max(0, min(min(hi, self.size) - pos, len(self._buffer)))
-        return self._buffer, self.handle.readinto(memoryview(self._buffer)[:want])
+        buffer = self._buffer
+        want = max(0, min(min(hi, self.size) - pos, len(buffer)))
+        keep = 0
+        if self._base <= pos < self._base + self._held:  # already read: moved to the front
+            keep = self._base + self._held - pos
+            buffer[:keep] = buffer[pos - self._base : self._held]
+        if keep < want:
+            self.handle.seek(pos + keep)
+            keep += self.handle.readinto(memoryview(buffer)[keep:want])
+        self._base, self._held = pos, keep
+        return buffer, min(keep, want)
 
     def find(self, sub: bytes, lo: int, hi: int) -> int:
         pos = lo
@@ -104,13 +126,15 @@ class _File:
 
     def rfind(self, sub: bytes, lo: int, hi: int) -> int:
         end = hi
+        step = self.OVERLAP  # what is sought is usually near the end: a small block first
         while end > lo:
-            start = max(lo, end - self.SCAN)
+            start = max(lo, end - step)
             buffer, got = self._fill(start, min(hi, end + len(sub) - 1))
             at = buffer.rfind(sub, 0, got)
             if at >= 0:
                 return start + at
             end = start
+            step = self.SCAN
         return -1
 
     def search(self, pattern: re.Pattern, lo: int = 0):
@@ -509,7 +533,7 @@ def load(
     need a column should not pay for parsing it. Falls back to plain json for the arrays when
     their text is not where expected.
     """
-    with open(path, "rb") as handle:
+    with open_input(path) as handle:
         return _load(_File(handle), arrays, skip)
 
 
@@ -737,7 +761,7 @@ class RaggedBuilder:
 def read_document(path: str):
     """A whole (small) JSON file, NaN/Infinity rejected, errors as TraceError."""
     limit = record_limit()
-    with open(path, "rb") as handle:
+    with open_input(path) as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise _too_large(None, limit)
@@ -749,7 +773,7 @@ LINE_BUFFER = 1 << 20  # io's default 8 KiB buffer made readline of 10 KiB lines
 
 def records(path: str):
     """(`line N`, bytes) of each non-blank line of a JSONL file, read through `LINE_BUFFER`."""
-    with open(path, "rb", buffering=LINE_BUFFER) as handle:
+    with open_input(path, buffering=LINE_BUFFER) as handle:
         for number, raw in lines(handle):
             if not raw.isspace():
                 yield f"line {number}", raw
