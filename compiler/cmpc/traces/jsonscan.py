@@ -17,6 +17,7 @@ import numpy as np
 
 from cmpc.limits import Limits
 from cmpc.traces.readpass import open_input
+from cmpc.traces.table import offsets_from_counts, row_sums
 
 try:
     from cmpc import _fastscan  # optional C scanner (setup.py); the numpy code below is exact too
@@ -44,6 +45,17 @@ class Ragged:
 
     values: np.ndarray
     counts: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class RowSums:
+    """A list of number lists read without keeping its numbers: per-row `sums` and `counts`,
+    and `negative`, the (row, value) of each row's first negative number (a valid trace has
+    none)."""
+
+    sums: np.ndarray
+    counts: np.ndarray
+    negative: tuple[tuple[int, float], ...] = ()
 
 
 class _Bytes:
@@ -271,8 +283,51 @@ def _ragged(src, start: int, key: str) -> tuple[Ragged, int] | None:
     # Room for the numbers the text can hold ("n," is 2 bytes), at most RESERVE of them at first:
     # pages never written cost no memory, but the address space counts against ulimit -v.
     values = np.empty(min((src.size - start) // 2 + 1, RESERVE))
+    at = 0
+
+    def keep(piece_values: np.ndarray, piece_counts: np.ndarray, row: int) -> None:
+        nonlocal values, at
+        if at + piece_values.size > values.size:  # grown in place (realloc): not copied
+            values.resize(at + piece_values.size, refcheck=False)
+        values[at : at + piece_values.size] = piece_values
+        at += piece_values.size
+
+    scanned = _scan_rows(src, start, key, keep)
+    if scanned is None:
+        return None
+    rows, end = scanned
+    return Ragged(values[:at], rows), end
+
+
+def _row_sums(src, start: int, key: str) -> tuple[RowSums, int] | None:
+    """`_ragged` keeping only each row's sum, length and first negative number: the memory it
+    holds follows the rows, not the numbers. Sums are `row_sums` of each row-aligned piece,
+    the same additions as over the whole column."""
+    sums: list[np.ndarray] = []
+    negative: list[tuple[int, float]] = []
+
+    def keep(piece_values: np.ndarray, piece_counts: np.ndarray, row: int) -> None:
+        sums.append(row_sums(piece_values, piece_counts))
+        if piece_values.size and piece_values.min() < 0:
+            offsets = offsets_from_counts(piece_counts)
+            for i in np.flatnonzero(piece_values < 0):
+                r = int(np.searchsorted(offsets, i, side="right") - 1)
+                if not negative or negative[-1][0] != row + r:
+                    negative.append((row + r, float(piece_values[i])))
+
+    scanned = _scan_rows(src, start, key, keep)
+    if scanned is None:
+        return None
+    rows, end = scanned
+    total = np.concatenate(sums) if sums else np.zeros(0)
+    return RowSums(total, rows, tuple(negative)), end
+
+
+def _scan_rows(src, start: int, key: str, keep) -> tuple[np.ndarray, int] | None:
+    """Hand each row-aligned piece's values and row lengths to `keep(values, counts, row)`;
+    the row lengths of all and the offset past the closing bracket, or None if malformed."""
     counts: list[np.ndarray] = []
-    at = row = 0
+    row = 0
     end = None
     try:
         for piece, end in _pieces(src, start):
@@ -280,12 +335,11 @@ def _ragged(src, start: int, key: str) -> tuple[Ragged, int] | None:
                 return None
             if row == 0 and end is not None and piece.find(b"[") < 0:  # a flat array: one row
                 flat = parse_number_text(piece, key)
-                return Ragged(flat, np.array([flat.size], dtype=np.int64)), end
+                one = np.array([flat.size], dtype=np.int64)
+                keep(flat, one, 0)
+                return one, end
             piece_values, piece_counts = _rows_piece(piece, key, row)
-            if at + piece_values.size > values.size:  # grown in place (realloc): not copied
-                values.resize(at + piece_values.size, refcheck=False)
-            values[at : at + piece_values.size] = piece_values
-            at += piece_values.size
+            keep(piece_values, piece_counts, row)
             counts.append(piece_counts)
             row += piece_counts.size
     except TraceError as exc:
@@ -294,7 +348,7 @@ def _ragged(src, start: int, key: str) -> tuple[Ragged, int] | None:
         raise TraceError(str(exc), f"`{key}[{row}]`", exc.code) from None  # a row too long
     rows = np.concatenate(counts) if counts else np.zeros(0, np.int64)
     assert end is not None  # the last piece carries the offset past the closing bracket
-    return Ragged(values[:at], rows), end
+    return rows, end
 
 
 _BRACKETS_TO_SPACE = bytes.maketrans(b"[]", b"  ")
@@ -525,42 +579,42 @@ def _parse_rows(rows: list[tuple[int, bytes]], key: str, last_row: int) -> np.nd
 
 
 def load(
-    path: str, arrays: tuple[str, ...] = (), skip: tuple[str, ...] = ()
+    path: str, arrays: tuple[str, ...] = (), skip: tuple[str, ...] = (), sums: tuple[str, ...] = ()
 ) -> tuple[object, dict[str, Ragged]]:
     """The document with each named top-level number array replaced by a `Ragged`.
 
     Arrays named in `skip` are left unread and out of the document: a reader that does not
-    need a column should not pay for parsing it. Falls back to plain json for the arrays when
-    their text is not where expected.
+    need a column should not pay for parsing it. Arrays named in `sums` come back as `RowSums`
+    (in the same dict), their numbers never held together. Falls back to plain json for the
+    arrays when their text is not where expected.
     """
     with open_input(path) as handle:
-        return _load(_File(handle), arrays, skip)
+        return _load(_File(handle), arrays, skip, sums)
 
 
 def _load(
-    src, arrays: tuple[str, ...], skip: tuple[str, ...] = ()
+    src, arrays: tuple[str, ...], skip: tuple[str, ...] = (), sums: tuple[str, ...] = ()
 ) -> tuple[object, dict[str, Ragged]]:
-    wanted = [(key, False) for key in arrays] + [(key, True) for key in skip]
+    wanted = [(key, "rows") for key in arrays] + [(key, "skip") for key in skip]
+    wanted += [(key, "sums") for key in sums]
     starts = sorted(
-        (start, key, skipped)
-        for key, skipped in wanted
-        if (start := _array_start(src, key)) is not None
+        (start, key, how) for key, how in wanted if (start := _array_start(src, key)) is not None
     )
     raggeds: dict[str, Ragged] = {}
     parts: list[bytes] = []
     pos = 0
-    for number, (start, key, skipped) in enumerate(starts):
+    for number, (start, key, how) in enumerate(starts):
         if start < pos:
             return loads(_whole(src)), {}
-        if skipped:
+        if how == "skip":
             end = _array_end(src, start)
             if end is None:
                 return loads(_whole(src)), {}
         else:
-            parsed = _ragged(src, start, key)
+            parsed = _ragged(src, start, key) if how == "rows" else _row_sums(src, start, key)
             if parsed is None:
                 return loads(_whole(src)), {}
-            raggeds[key], end = parsed
+            raggeds[key], end = parsed  # type: ignore[assignment]  # RowSums for `sums`
         parts.append(_read_outside(src, pos, start, parts))
         parts.append(_PLACEHOLDER % number)
         pos = end
@@ -578,8 +632,8 @@ def _load(
         for number, (_, key, _) in enumerate(starts)
     ):
         return loads(_whole(src)), {}
-    for _, key, skipped in starts:
-        if skipped:
+    for _, key, how in starts:
+        if how == "skip":
             del doc[key]
         else:
             doc[key] = None
