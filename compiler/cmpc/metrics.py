@@ -19,6 +19,7 @@ _STATISTIC = re.compile(r"^(mean|median|p\d+(?:\.\d+)?)$")
 _BLOCK = 1 << 20  # values per block in the std sum: bounds the temporary
 _SELECT_FROM = 1 << 16  # values from which percentiles come from brackets, not a partition
 _SAMPLE = 1 << 14  # values in the sample that brackets each rank
+_CHUNK = 1 << 16  # values compared with the brackets at a time
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ def describe(
 def order_statistics(x: np.ndarray, ranks: list[int]) -> dict[int, float] | None:
     """The values of rank `ranks` (0-based, ascending) in `x`, found without sorting `x`.
 
-    A strided sample brackets each rank; one masked pass per bracket counts the values below it
+    A strided sample brackets each rank; one pass over `x` counts the values below each bracket
     and keeps the few inside, which are partitioned. Exact: a bracket that misses its rank
     (data ordered against the sample) gives None, and the caller partitions all of `x`.
     """
@@ -137,12 +138,18 @@ def order_statistics(x: np.ndarray, ranks: list[int]) -> dict[int, float] | None
             brackets[-1] = (prev_lo, hi, [*inside, r])
         else:
             brackets.append((lo, hi, [r]))
+    under = [0] * len(brackets)
+    kept: list[list[np.ndarray]] = [[] for _ in brackets]
+    for start in range(0, n, _CHUNK):  # in blocks: the masks stay in cache
+        block = x[start : start + _CHUNK]
+        for i, (lo, hi, _) in enumerate(brackets):
+            low = block < lo
+            under[i] += int(np.count_nonzero(low))
+            kept[i].append(block[(block <= hi) & ~low])
     found: dict[int, float] = {}
-    for lo, hi, inside in brackets:
-        under = int(np.count_nonzero(x < lo)) if lo > -math.inf else 0
-        keep = (x >= lo) & (x <= hi)
-        middle = x[keep]
-        local = [r - under for r in inside]
+    for (_, _, inside), below, parts in zip(brackets, under, kept, strict=True):
+        middle = np.concatenate(parts)
+        local = [r - below for r in inside]
         if local[0] < 0 or local[-1] >= middle.size:
             return None
         middle.partition(local)
