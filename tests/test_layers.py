@@ -33,7 +33,7 @@ ALLOWED: dict[str, set[str]] = {
     "cli": BASE | {"verbs", "build", "ingest"},
 }
 BASE_MODULES = {"cmpc", "source", "diagnostics", "outcome", "limits", "codes", "files"}
-BASE_MODULES |= {"safe_text", "safefs", "jsontypes", "_fastscan"}
+BASE_MODULES |= {"safe_text", "safefs", "jsontypes", "_fastscan", "_classcache"}
 # Imports inside functions are for the CLI's start-up (a verb loads only what it runs).
 LAZY_ALLOWED = {"cmpc.cli"}
 OPTIONAL = {"cmpc._fastscan"}  # the optional C scanner: absent without a compiler
