@@ -20,7 +20,7 @@ from cmpc.diagnostics import Diagnostic
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
 from cmpc.ingest.points import RunPoint, matches, run_point
 from cmpc.metrics import summarize  # imported before workers fork, not once in each
-from cmpc.traces import load_runs, readpass, skips_gaps
+from cmpc.traces import companions, load_runs, readpass, skips_gaps
 
 Progress = Callable[[int, int], None]
 WORKER_BYTES = 64 << 20  # a forked worker's own memory once refcounts copy its pages (measured)
@@ -37,6 +37,7 @@ class Task:
     metric: str
     statistics: tuple[str, ...]
     slos: tuple[tuple[str, float], ...] = ()
+    root: str | None = None  # the spec's folder: files read beside `path` stay inside it
 
     @property
     def reads_gaps(self) -> bool:
@@ -67,24 +68,32 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
     once); the cache is then looked up with that hash, so an entry made elsewhere still wins.
     """
     path = Path(task.path)
-    known = cache.known_sha256(path) if cache else None
+    try:  # a systems JSON beside the file changes the reading: its hash joins the key
+        beside: str | None = "".join(
+            "+" + (cache.file_sha256(Path(b)) if cache else sha256_of(Path(b)))
+            for b in companions(task.path, task.root)
+        )
+    except OSError:
+        beside = None  # load_runs below names the file and the reason
+    known = cache.known_sha256(path) if cache and beside is not None else None
     if cache and known:
-        hit = cache.get(_key(task, known))
+        hit = cache.get(_key(task, known + (beside or "")))
         if hit is not None:
-            return Done(known, hit, cached=True)
+            return Done(known + (beside or ""), hit, cached=True)
     if known:
         reduced, problems = _reduce(task)
-        sha = known
+        sha = known + (beside or "")
     else:
         try:
             before: os.stat_result | None = path.stat()
         except OSError:
-            before = None  # load_runs below names the file and the reason
+            before = None
         with readpass.hashing(task.path) as current:
             reduced, problems = _reduce(task)
-        sha = current.digest or _sha256_or_empty(path)
+        digest = current.digest or _sha256_or_empty(path)
         if cache and current.digest and before is not None:
-            cache.remember_sha256(path, before, sha)
+            cache.remember_sha256(path, before, digest)
+        sha = digest + beside if digest and beside is not None else ""
     if cache and sha:
         hit = None if known else cache.get(_key(task, sha))
         if hit is not None:
@@ -104,7 +113,9 @@ def _sha256_or_empty(path: Path) -> str:
 
 def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
     """Format `?` when nothing could be read; `runs` counts the runs `where` kept."""
-    loaded, problems = load_runs(task.path, format=task.format, gaps=task.reads_gaps)
+    loaded, problems = load_runs(
+        task.path, format=task.format, gaps=task.reads_gaps, root=task.root
+    )
     kept = [r for r in loaded if matches(r.fields, task.where)]
     percentiles = tuple(s[1:] for s in task.statistics if s.startswith("p"))
     points: dict[str, list[RunPoint]] = {s: [] for s in task.statistics}
