@@ -195,6 +195,19 @@ class Cache:
                 with cachefs.folder(self.root, "hashes", create=True) as fd:
                     cachefs.write(fd, name, text.encode("ascii"))
 
+    def holds_entries(self) -> bool:
+        """Whether any entry is stored (a cache without one cannot hit); links are not followed."""
+        try:
+            with os.scandir(self.root / "entries") as folders:
+                for folder in folders:
+                    if folder.is_dir(follow_symlinks=False):
+                        with os.scandir(folder.path) as names:
+                            if any(True for _ in names):
+                                return True
+        except OSError:
+            return False
+        return False
+
     def known_sha256(self, path: Path, st: os.stat_result | None = None) -> str | None:
         """The remembered SHA-256 of a file whose stat signature is unchanged, else None.
 

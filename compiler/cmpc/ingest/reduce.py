@@ -100,6 +100,14 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
         hit = cache.get(_key(task, known + (beside or "")))
         if hit is not None:
             return Done(known + (beside or ""), hit, cached=True)
+    if not known and cache and beside is not None and _may_hit(cache):
+        try:  # an entry may be there (e.g. made by a cluster's workers): hash, then look
+            known = cache.file_sha256(path)
+        except OSError:
+            known = None
+        hit = cache.get(_key(task, known + beside)) if known else None
+        if known and hit is not None:
+            return Done(known + beside, hit, cached=True)
     if known:
         reduced, problems = _reduce(task)
         sha = known + (beside or "")
@@ -121,6 +129,15 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
         if not problems:
             cache.put(_key(task, sha), reduced)
     return Done(sha, reduced, tuple(problems))
+
+
+_EMPTY_CACHES: set[Path] = set()  # caches that held no entry when reduce_all began here
+
+
+def _may_hit(cache: Cache) -> bool:
+    """Whether a file unknown to the cache may still have an entry there: not when the cache
+    held none as this reduction began, so a cold build reads each file once."""
+    return cache.root not in _EMPTY_CACHES and cache.holds_entries()
 
 
 def _sha256_or_empty(path: Path) -> str:
@@ -226,6 +243,10 @@ def reduce_all(
     Misses go to `executor` when given (any `concurrent.futures.Executor`, e.g. a Dask
     client's `get_executor()`), else to a local process pool of `workers` (default: cores).
     """
+    if cache:  # looked at once, before workers fork: their own entries do not count
+        _EMPTY_CACHES.discard(cache.root)
+        if not cache.holds_entries():
+            _EMPTY_CACHES.add(cache.root)
     unique = list(dict.fromkeys(tasks))
     done: dict[Task, Done] = {}
     todo: list[Task] = []
