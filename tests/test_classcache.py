@@ -11,7 +11,7 @@ import pytest
 from cmpc import _classcache
 
 PROBE = """
-import cmpc.compile, cmpc.verbs.check, cmpc._classcache as cache
+import cmpc.cli, cmpc.compile, cmpc.verbs.check, cmpc._classcache as cache
 print(cache.misses)
 """
 
@@ -26,7 +26,15 @@ def test_a_second_start_compiles_no_dataclass_method():
     assert misses() == 0
 
 
+def test_the_api_leaves_the_standard_library_alone():
+    probe = "import dataclasses, cmpc, cmpc.api; print(hasattr(dataclasses, 'exec'))"
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "False"  # only the command line installs the caching exec
+
+
 def test_classes_made_with_the_kept_code_behave_as_dataclasses():
+    _classcache.install()
+
     @dataclasses.dataclass(frozen=True)
     class Point:
         x: int

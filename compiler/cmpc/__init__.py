@@ -9,11 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from cmpc import _classcache
-
 __version__ = "0.1.0"
-
-_classcache.install()  # before any record class is defined: see cmpc/_classcache.py
 
 _API = ("Checked", "CmpcError", "Results", "Runs", "build", "check", "load_runs")
 # `cmpc.build` and `cmpc.check` are packages too: they answer the call (callable_package)
