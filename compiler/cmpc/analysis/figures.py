@@ -90,5 +90,7 @@ def _system_result(
         },
         "cost": cost(comparison, system, hourly, per_gpu),
         "energy": energy(system, per_gpu),
+        "uncertainty": None,  # filled by analysis.results (only the spec's own conditions)
+        "capacity_at_slo": None,
     }
     return result, found

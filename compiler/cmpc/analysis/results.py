@@ -10,6 +10,7 @@ from cmpc.analysis.claims import claim_combinations, claim_result
 from cmpc.analysis.conditions import conditions
 from cmpc.analysis.disclosure import disclosure
 from cmpc.analysis.figures import figures
+from cmpc.analysis.intervals import settings, with_intervals
 from cmpc.analysis.sensitivity import sensitivity
 from cmpc.diagnostics import Diagnostic
 from cmpc.ingest.points import SystemData
@@ -21,6 +22,7 @@ def analyze(
 ) -> tuple[T.Analysis, list[Diagnostic]]:
     """The results model (see schemas/results.schema.json) and the warnings met on the way."""
     at_spec, diagnostics = figures(comparison, data)
+    headline = with_intervals(comparison, data, at_spec.systems, at_spec.headline)
     results: T.Analysis = {
         "title": comparison.title,
         "question": comparison.question,
@@ -28,13 +30,14 @@ def analyze(
         "synthetic": comparison.synthetic,
         "conditions": conditions(comparison),
         "systems": at_spec.systems,
-        "headline": at_spec.headline,
+        "headline": headline,
         "load": at_spec.load,
         "comparisons": at_spec.comparisons,
         "claims": [claim_result(c, comparison) for c in comparison.claims],
         "claim_combinations": claim_combinations(comparison.claims),
-        "sensitivity": sensitivity(comparison, data, at_spec.headline),
+        "sensitivity": sensitivity(comparison, data, headline),
         "capacity": capacity(comparison),
         "disclosure": disclosure(comparison, at_spec.systems),
+        "uncertainty": settings(comparison),
     }
     return results, diagnostics

@@ -60,6 +60,8 @@ class Key:
     statistics: tuple[str, ...]
     method: str = "linear"
     slos: tuple[tuple[str, float], ...] = ()  # goodput limits change the reduction
+    limits: tuple[tuple[str, str], ...] = ()  # statistics the percentile SLOs limit
+    bootstrap: tuple[str, int, int] = ("", 0, 0)  # interval method, resamples, seed
 
     def to_json(self) -> JsonObject:
         return {
@@ -74,6 +76,8 @@ class Key:
             "statistics": list(self.statistics),
             "method": self.method,
             "slos": [list(pair) for pair in self.slos],
+            "limits": [list(pair) for pair in self.limits],
+            "bootstrap": list(self.bootstrap),
         }
 
     def digest(self) -> str:
@@ -342,8 +346,15 @@ def _point(row: list[object]) -> RunPoint:
     for name, value in values.items():
         if name in ("path", "label"):
             ok = isinstance(value, str)
-        elif name == "index":
+        elif name == "resampled":
+            ok = value is None or isinstance(value, str)
+        elif name in ("index", "resamples"):
             ok = type(value) is int
+        elif name == "limits":
+            ok = isinstance(value, dict) and all(
+                v is None or (isinstance(v, int | float) and not isinstance(v, bool))
+                for v in value.values()
+            )
         elif name == "fields":
             ok = isinstance(value, dict) and all(
                 v is None or isinstance(v, str | int | float) for v in value.values()

@@ -76,6 +76,7 @@ def load_data(
     diagnostics: list[Diagnostic] = []
     stats = tuple(statistics_needed(comparison))
     metric = comparison.latency.metric
+    boot = comparison.uncertainty
     # each system's steps: a task per confined file, a diagnostic per refused one; None: no file
     plans: list[tuple[ir.System, list[Task | Diagnostic] | None]] = []
     tasks: list[Task] = []
@@ -135,6 +136,10 @@ def load_data(
                 metric,
                 stats,
                 slos=tuple(comparison.latency.slo),
+                limits=tuple((stat, m) for stat, m, _ in comparison.latency.percentile_slo),
+                resamples=boot.resamples if boot.enabled else 0,
+                seed=boot.seed if boot.enabled else 0,
+                interval_method=boot.method if boot.enabled else "",
             )
             tasks.append(task)
             steps.append(task)

@@ -25,6 +25,12 @@ class RunPoint:
     fields: Mapping[str, object] = field(default_factory=dict)
     goodput_req_s: float | None = None  # requests/s meeting every SLO (`latency { slo ... }`)
     slo_attainment: float | None = None  # share of all requests meeting every SLO
+    # the run's statistics the percentile SLOs limit (`p99 ttft` -> seconds), if any
+    limits: Mapping[str, float | None] = field(default_factory=dict)
+    # bootstrap replicates (ingest/resample.py): rows `latency_s`, the REPLICATE_ROWS rates,
+    # then one per percentile SLO, `resamples` columns each, packed; None: no per-request data
+    resampled: str | None = None
+    resamples: int = 0
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,9 @@ class SystemData:
 def matches(fields: Mapping[str, object], where: Iterable[tuple[str, str]]) -> bool:
     """A spec's `where` pairs, compared as `cmpc sweep --where` compares them."""
     return all(Filter(key, value).matches(fields) for key, value in where)
+
+
+REPLICATE_ROWS = ("latency_s", "input_tok_s", "output_tok_s", "cached_tok_s")
 
 
 def run_point(metrics: RunMetrics, metric: str, statistic: str, rel: str) -> RunPoint:

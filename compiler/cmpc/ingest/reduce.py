@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cmpc.diagnostics import Diagnostic
+from cmpc.ingest import resample
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
 from cmpc.ingest.points import RunPoint, matches, run_point
 from cmpc.metrics import summarize  # imported before workers fork, not once in each
@@ -37,6 +39,10 @@ class Task:
     metric: str
     statistics: tuple[str, ...]
     slos: tuple[tuple[str, float], ...] = ()
+    limits: tuple[tuple[str, str], ...] = ()  # (statistic, metric) the percentile SLOs limit
+    resamples: int = 0  # bootstrap replicates per run (0: none)
+    seed: int = 0
+    interval_method: str = ""
 
     @property
     def reads_gaps(self) -> bool:
@@ -56,7 +62,15 @@ class Done:
 
 def _key(task: Task, sha256: str) -> Key:
     return Key(
-        sha256, task.rel, task.format, task.where, task.metric, task.statistics, slos=task.slos
+        sha256,
+        task.rel,
+        task.format,
+        task.where,
+        task.metric,
+        task.statistics,
+        slos=task.slos,
+        limits=task.limits,
+        bootstrap=(task.interval_method, task.resamples, task.seed),
     )
 
 
@@ -71,17 +85,18 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
         hit = cache.get(_key(task, sha))
         if hit is not None:
             return Done(sha, hit, cached=True)
-    reduced, problems = _reduce(task)
+    reduced, problems = _reduce(task, sha)
     if cache and sha and not problems:
         cache.put(_key(task, sha), reduced)
     return Done(sha, reduced, tuple(problems))
 
 
-def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
+def _reduce(task: Task, sha256: str = "") -> tuple[Reduced, list[Diagnostic]]:
     """Format `?` when nothing could be read; `runs` counts the runs `where` kept."""
     loaded, problems = load_runs(task.path, format=task.format, gaps=task.reads_gaps)
     kept = [r for r in loaded if matches(r.fields, task.where)]
     percentiles = tuple(s[1:] for s in task.statistics if s.startswith("p"))
+    settings = resample.Settings(task.resamples, task.seed)
     points: dict[str, list[RunPoint]] = {s: [] for s in task.statistics}
     for run in kept:
         metrics = summarize(
@@ -90,8 +105,22 @@ def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
             slos=dict(task.slos) or None,
             overwrite_input=True,  # the run is dropped after: no copy of its largest column
         )
+        found = None
+        if task.resamples:
+            queries = [(task.metric, s) for s in task.statistics]
+            queries += [(m, s) for s, m in task.limits]
+            found = resample.replicates(run, queries, settings, sha256)
+        limits = {f"{s} {m}": metrics.latency_statistic(m, s) for s, m in task.limits}
+        rates = resample.rows_for(found, list(resample.RATE_ROWS))
+        extra = resample.rows_for(found, [f"{m} {s}" for s, m in task.limits])
         for stat in task.statistics:
-            points[stat].append(run_point(metrics, task.metric, stat, task.rel))
+            point = run_point(metrics, task.metric, stat, task.rel)
+            changes: dict[str, object] = {"limits": limits}
+            if found is not None:
+                rows = [found.get(f"{task.metric} {stat}"), *rates, *extra]
+                changes["resampled"] = resample.pack(rows, task.resamples)
+                changes["resamples"] = task.resamples
+            points[stat].append(dataclasses.replace(point, **changes))  # type: ignore[arg-type]
     fmt = loaded[0].format if loaded else "?"
     return Reduced(fmt, len(kept), {k: tuple(v) for k, v in points.items()}), problems
 

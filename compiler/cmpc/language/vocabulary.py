@@ -19,6 +19,7 @@ Status = Literal["verified", "unverified", "self_reported"]
 Metric = Literal["ttft", "tpot", "chunk_gap", "e2el", "e2e_per_token"]
 TtftMode = Literal["excluded", "included"]
 ReadMethod = Literal["steffen", "linear", "nearest", "calculator"]
+IntervalMethod = Literal["percentile", "bca"]  # bootstrap confidence interval methods
 # numpy's names for its percentile methods (`numpy.percentile(method=...)`)
 PercentileMethod = Literal[
     "linear",
@@ -69,6 +70,7 @@ METRICS: tuple[Metric, ...] = get_args(Metric)
 PER_TOKEN_METRICS: tuple[Metric, ...] = ("tpot", "chunk_gap", "e2e_per_token")
 TTFT_MODES: tuple[TtftMode, ...] = get_args(TtftMode)
 READ_METHODS: tuple[ReadMethod, ...] = get_args(ReadMethod)
+INTERVAL_METHODS: tuple[IntervalMethod, ...] = get_args(IntervalMethod)
 READ_ALIASES: dict[str, ReadMethod] = {"spline": "steffen", "monotone": "steffen"}
 PERCENTILE_METHODS: tuple[PercentileMethod, ...] = get_args(PercentileMethod)
 TOKEN_KINDS: tuple[TokenKind, ...] = get_args(TokenKind)
@@ -203,6 +205,7 @@ COMPARISON = BlockSpec(
         KeySpec("capacity", "block"),
         KeySpec("claim", "block", repeats=True, field="claims"),
         KeySpec("sensitivity", "block"),
+        KeySpec("uncertainty", "block"),
         KeySpec("disclosure", "block"),
     ),
 )
@@ -386,6 +389,16 @@ LATENCY = BlockSpec(
 SENSITIVITY = BlockSpec(
     "sensitivity", (*_words(*SENSITIVITY_PARAMETERS), KeySpec("tie", "share", field="tie_band"))
 )
+# `uncertainty { confidence 95%  method percentile  resamples 2000  seed 1 }`, or `uncertainty off`
+UNCERTAINTY = BlockSpec(
+    "uncertainty",
+    (
+        KeySpec("confidence", "share", example="95%"),
+        KeySpec("method", "word", words=INTERVAL_METHODS),
+        KeySpec("resamples", "integer", range=ranges.RESAMPLES, example="2000"),
+        KeySpec("seed", "integer", range=ranges.SEED, example="1"),
+    ),
+)
 DISCLOSURE = BlockSpec(
     "disclosure",
     tuple(KeySpec(k, "text", example='"closed loop, concurrency 1-70"') for k in CHECKLIST),
@@ -418,3 +431,4 @@ BLEND_OPTIONS = BLEND.allowed()
 CAPACITY_KEYS = CAPACITY.allowed()
 CLAIM_KEYS = CLAIM.allowed()
 SENSITIVITY_KEYS = SENSITIVITY.allowed()
+UNCERTAINTY_KEYS = UNCERTAINTY.allowed()

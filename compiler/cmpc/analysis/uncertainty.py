@@ -1,0 +1,270 @@
+"""How sure the figures are: bootstrap replicates of every read, the intervals they give.
+
+Each run's replicates (its requests resampled, ingest/resample.py) become replicate frontier
+points; runs at one load of one system are repetitions, resampled as runs first (then each
+drawn run's requests). Each replicate rebuilds each system's frontier and reads it at the
+target, so the ratio's interval holds every run's variation, its duration's included.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from cmpc.analysis import types as T
+from cmpc.analysis.comparisons import LOAD_KEYS
+from cmpc.analysis.hardware import gpu_count
+from cmpc.analysis.reads import _speed
+from cmpc.analysis.tokens import accounting
+from cmpc.compute.accounting import counted_tokens, split_input
+from cmpc.compute.frontier import Point, pareto_frontier, read_at
+from cmpc.compute.frontier_batch import BATCH_METHODS, read_batch
+from cmpc.compute.intervals import Interval, interval, spread, within_noise
+from cmpc.ingest.points import RunPoint
+from cmpc.ingest.resample import unpack
+from cmpc.ir import model as ir
+
+RUNS_SEED = 0x5EED  # the stream that draws repetitions (runs), apart from each run's own
+
+
+@dataclass(frozen=True)
+class RunReplicates:
+    """One run's replicate values: latency statistic, counted tokens/s per GPU, SLO statistics."""
+
+    point: RunPoint
+    latency_s: np.ndarray
+    per_gpu: np.ndarray
+    limits: np.ndarray  # (percentile SLOs, replicates)
+    estimate: float | None  # counted tokens/s per GPU as measured
+
+
+@dataclass(frozen=True)
+class SystemReplicates:
+    """A system's runs as replicates, grouped into repetitions (runs at one load)."""
+
+    runs: tuple[RunReplicates, ...]
+    groups: tuple[tuple[int, ...], ...]  # indices into runs; each group one load
+    resamples: int
+
+    def drawn(self, seed: int) -> np.ndarray:
+        """Per replicate, which run stands in for each run: repetitions drawn with replacement."""
+        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, RUNS_SEED])))
+        out = np.tile(np.arange(len(self.runs)), (self.resamples, 1))
+        for group in self.groups:
+            if len(group) > 1:
+                members = np.asarray(group)
+                out[:, members] = members[rng.integers(0, len(group), (self.resamples, len(group)))]
+        return out
+
+
+def replicates_of(
+    comparison: ir.Comparison, system: ir.System, runs: Sequence[RunPoint] | None
+) -> SystemReplicates | None:
+    """The system's runs as replicates, or None: reported data, or runs without requests."""
+    if not runs or not comparison.uncertainty.enabled:
+        return None
+    gpus = gpu_count(system)
+    counts = accounting(comparison.tokens)
+    found: list[RunReplicates] = []
+    size = 0
+    for rp in runs:
+        denominator = gpus or rp.gpus
+        if rp.resampled is None or not rp.resamples or not denominator:
+            return None  # a run without per-request data: no interval for the system
+        rows = unpack(rp.resampled, rp.resamples)
+        if rows.shape[0] < 4:
+            return None
+        size = rp.resamples
+        cached = rows[3] if rp.cached_tok_s is not None else None
+        rates = split_input(
+            rows[1], rows[2], measured_cached=cached, declared_hit_rate=system.cache_hit_rate
+        )
+        counted = counted_tokens(rates, counts)
+        if counted is None:
+            return None
+        per_gpu = np.asarray(counted, dtype=float) / denominator
+        estimate = measured_per_gpu(comparison, system, rp)
+        found.append(RunReplicates(rp, rows[0], per_gpu, rows[4:], estimate))
+    by_load: dict[tuple[object, ...], list[int]] = {}
+    for i, r in enumerate(found):
+        key = tuple(r.point.fields.get(k) for k in LOAD_KEYS)
+        if all(v is None for v in key):
+            key = ("run", i)  # no load stated: every run its own
+        by_load.setdefault(key, []).append(i)
+    return SystemReplicates(tuple(found), tuple(tuple(g) for g in by_load.values()), size)
+
+
+def measured_per_gpu(comparison: ir.Comparison, system: ir.System, rp: RunPoint) -> float | None:
+    """A run's counted tokens/s per GPU as measured (as the frontier point states it)."""
+    denominator = gpu_count(system) or rp.gpus
+    if rp.input_tok_s is None or rp.output_tok_s is None or not denominator:
+        return None
+    rates = split_input(
+        rp.input_tok_s,
+        rp.output_tok_s,
+        measured_cached=rp.cached_tok_s,
+        declared_hit_rate=system.cache_hit_rate,
+    )
+    value = counted_tokens(rates, accounting(comparison.tokens))
+    return None if value is None else value / denominator
+
+
+def read_replicates(comparison: ir.Comparison, reps: SystemReplicates) -> np.ndarray:
+    """The per-GPU read at the target (or the peak) in each replicate; NaN where unreachable."""
+    latency = comparison.latency
+    target = latency.target
+    at = None if target is None else (target.interactivity_tok_s_user or _speed(target))
+    drawn = reps.drawn(comparison.uncertainty.seed)
+    lat = np.stack([r.latency_s for r in reps.runs])  # (runs, replicates)
+    tput = np.stack([r.per_gpu for r in reps.runs])
+    columns = np.arange(reps.resamples)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        speed = np.where(lat > 0, 1.0 / lat, np.nan).T[columns, drawn]  # (replicates, runs)
+    through = tput.T[columns, drawn]
+    if at is None:  # each replicate at its own peak
+        usable = np.isfinite(speed) & np.isfinite(through)
+        with np.errstate(invalid="ignore"):
+            peak = np.max(np.where(usable, through, -np.inf), axis=1)
+        return np.where(np.isfinite(peak), peak, np.nan)
+    if latency.read in BATCH_METHODS:
+        return read_batch(speed, through, at, latency.read)
+    out = np.full(reps.resamples, np.nan)
+    for b in range(reps.resamples):  # the calculator's read has no batch form
+        points = [
+            Point(float(x), float(y))
+            for x, y in zip(speed[b], through[b], strict=True)
+            if math.isfinite(x) and math.isfinite(y)
+        ]
+        value = read_at(pareto_frontier(points), at, latency.read).value
+        if value is not None:
+            out[b] = value
+    return out
+
+
+def ci(
+    comparison: ir.Comparison, values: np.ndarray | None, estimate: float | None
+) -> Interval | None:
+    """The interval the spec asks for, of `estimate` from its replicates."""
+    u = comparison.uncertainty
+    if values is None or estimate is None or not u.enabled:
+        return None
+    return interval(values, estimate, u.confidence, u.method)
+
+
+def as_list(found: Interval | None) -> list[float] | None:
+    return None if found is None else found.as_list()
+
+
+def system_uncertainty(
+    comparison: ir.Comparison,
+    result: T.SystemResult,
+    reps: SystemReplicates | None,
+    reads: np.ndarray | None,
+) -> T.SystemUncertainty | None:
+    """A system's read interval, each run's statistic intervals, its repetitions' spread."""
+    if not comparison.uncertainty.enabled:
+        return None
+    if reps is None or reads is None:
+        why = (
+            "reported figures carry no interval (no per-request data)"
+            if result["data"] == "reported"
+            else "a run file holds no per-request data (aggregate figures only)"
+        )
+        return {"throughput_per_gpu_ci": None, "reachable_share": None, "runs": [],
+                "repetitions": [], "run_to_run": "unknown", "note": why}  # fmt: skip
+    at = result["at_target"]
+    read_ci = ci(comparison, reads, at["throughput_per_gpu"])
+    runs: list[T.RunInterval] = []
+    for r in reps.runs:
+        p = r.point
+        lat_ci = ci(comparison, r.latency_s, p.latency_s)
+        counted = r.estimate
+        runs.append(
+            {
+                "label": p.label,
+                "concurrency": p.concurrency,
+                "latency_s": p.latency_s,
+                "latency_s_ci": as_list(lat_ci),
+                "interactivity_ci": None
+                if lat_ci is None or lat_ci.low <= 0
+                else [1 / lat_ci.high, 1 / lat_ci.low],
+                "throughput_per_gpu_ci": as_list(ci(comparison, r.per_gpu, counted)),
+            }
+        )
+    repetitions: list[T.Repetition] = []
+    for group in reps.groups:
+        if len(group) < 2:
+            continue
+        members = [reps.runs[i] for i in group]
+        tputs = [v for m in members if (v := m.estimate) is not None]
+        lats = [m.point.latency_s for m in members if m.point.latency_s is not None]
+        t_mean, t_std, t_cv = spread(tputs) if len(tputs) > 1 else (None, None, None)
+        l_mean, l_std, l_cv = spread(lats) if len(lats) > 1 else (None, None, None)
+        repetitions.append(
+            {
+                "concurrency": members[0].point.concurrency,
+                "runs": len(members),
+                "labels": [m.point.label for m in members],
+                "throughput_per_gpu": {"mean": t_mean, "std": t_std, "cv": t_cv},
+                "latency_s": {"mean": l_mean, "std": l_std, "cv": l_cv},
+            }
+        )
+    measured = bool(repetitions)
+    finite = np.isfinite(reads)
+    return {
+        "throughput_per_gpu_ci": as_list(read_ci),
+        "reachable_share": float(np.mean(finite)) if reads.size else None,
+        "runs": runs,
+        "repetitions": repetitions,
+        "run_to_run": "measured" if measured else "unknown",
+        "note": None
+        if measured
+        else "one run per configuration: intervals hold within-run variation only; "
+        "run-to-run variation is unknown",
+    }
+
+
+def headline_uncertainty(
+    comparison: ir.Comparison,
+    head: T.Ratios | None,
+    reads: Mapping[str, np.ndarray],
+) -> T.HeadlineUncertainty:
+    """The headline ratios' intervals and whether the lead is within measurement noise."""
+    u = comparison.uncertainty
+    empty: T.HeadlineUncertainty = {
+        "throughput_ratio_ci": None,
+        "cost_ratio_ci": None,
+        "confidence": u.confidence if u.enabled else None,
+        "within_noise": None,
+        "cost_within_noise": None,
+        "interval_note": None,
+    }
+    if head is None or not u.enabled:
+        return empty
+    a, b = reads.get(head["system"]), reads.get(head["baseline"])
+    ratio, per_gpu = head["throughput_ratio"], head["per_gpu_throughput_ratio"]
+    if a is None or b is None:
+        empty["interval_note"] = "no interval: a side's figures are reported, not measured"
+        return empty
+    if ratio is None or not per_gpu:
+        return empty
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_gpu_b = a / b
+    ratio_ci = ci(comparison, ratio * per_gpu_b / per_gpu, ratio)
+    cost = head["cost_ratio"]
+    cost_ci = None
+    if cost is not None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cost_ci = ci(comparison, cost * per_gpu / per_gpu_b, cost)
+    band = comparison.tie_band
+    return {
+        "throughput_ratio_ci": as_list(ratio_ci),
+        "cost_ratio_ci": as_list(cost_ci),
+        "confidence": u.confidence,
+        "within_noise": within_noise(ratio_ci, band) if ratio_ci else None,
+        "cost_within_noise": within_noise(cost_ci, band) if cost_ci else None,
+        "interval_note": None,
+    }
