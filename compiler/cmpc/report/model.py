@@ -20,6 +20,7 @@ from cmpc.report.sections import (
     provenance,
     sensitivity,
     systems,
+    uncertainty,
 )
 from cmpc.report.text import escape
 from cmpc.report.words import PER
@@ -60,6 +61,7 @@ class View:
             "cost": cost.cost_view(ctx),
             "assumptions": assumptions.assumptions(ctx),
             "sensitivity": sensitivity.sensitivity(ctx),
+            "intervals": uncertainty.intervals(ctx),
             "disclosure": disclosure.disclosure(ctx),
             "claims": claims.claims(ctx),
             "claim_combinations": claims.claim_combinations(ctx),

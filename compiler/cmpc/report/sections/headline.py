@@ -9,6 +9,7 @@ from cmpc.analysis.sensitivity import is_tie
 from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, get_in, is_number
 from cmpc.report.sections.sensitivity import tie_band
+from cmpc.report.sections.uncertainty import change_interval, noise_sentence
 from cmpc.report.text import (
     Md,
     escape,
@@ -46,6 +47,8 @@ def headline(ctx: Context) -> JsonObject:
         "load_caution": load_caution(ctx),
         "cost_unavailable": None,
         "hit_rate_gap": hit_rate_gap(ctx),
+        "interval": Md(""),
+        "noise": None,
     }
     if not ctx.systems:
         out["reason"] = Md("the spec declares no systems; it audits the claims below")
@@ -74,6 +77,11 @@ def headline(ctx: Context) -> JsonObject:
     band = tie_band(ctx)
     out["direction"] = _direction(tr, band, Md("more"), Md("fewer"))
     out["same"] = _same(tr)
+    out["interval"] = change_interval(
+        ctx, "headline.throughput_ratio", "throughput ratio", h.get("throughput_ratio_ci"),
+        h.get("system", ""),
+    )  # fmt: skip
+    out["noise"] = noise_sentence(ctx)
     out["change"] = ctx.fig.add(
         "headline.throughput_change",
         "throughput change",
@@ -102,6 +110,9 @@ def headline(ctx: Context) -> JsonObject:
             "cost change at the declared prices",
             h.get("system"),
             band,
+        )
+        declared["interval"] = change_interval(
+            ctx, "headline.cost_ratio", "cost ratio", h.get("cost_ratio_ci"), h.get("system", "")
         )
         declared["prices"] = Md(" vs ").join(
             ctx.price_shown(n) for n in (h.get("system"), h.get("baseline"))

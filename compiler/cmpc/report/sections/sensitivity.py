@@ -48,6 +48,7 @@ def sensitivity(ctx: Context) -> JsonObject | None:
             "cost_winner": _winner(
                 ctx, head.get("cost_winner"), is_tie(head.get("cost_ratio"), band)
             ),
+            "noise": False,
             "flips": False,
             "cost_flips": False,
             "reason": None,
@@ -86,6 +87,7 @@ def sensitivity(ctx: Context) -> JsonObject | None:
                 else Md(DASH),
                 "winner": _winner(ctx, row.get("winner"), bool(row.get("tie"))),
                 "cost_winner": _winner(ctx, row.get("cost_winner"), bool(row.get("cost_tie"))),
+                "noise": bool(row.get("within_noise")),
                 "flips": bool(row.get("flips")),
                 "cost_flips": bool(row.get("cost_flips")),
             }
