@@ -30,11 +30,17 @@ def read_latency(ctx: Context, field: Field) -> ir.Latency:
             label="contradicts `metric tpot`",
             help="use `metric e2e_per_token` for a per-token latency that includes TTFT",
         )
-    target, slo = block.field("target"), block.field("slo")
-    per_run = slo is not None and _percentile_form(slo)
+    target = block.field("target")
+    per_request: tuple[tuple[str, float], ...] = ()
+    per_run: tuple[tuple[str, str, float], ...] = ()
+    for slo in block.all("slo"):
+        if _percentile_form(slo):
+            per_run += read_percentile_slo(ctx, slo)
+        else:
+            per_request += read_slo(ctx, slo)
     return ir.Latency(
-        slo=read_slo(ctx, slo) if slo and not per_run else (),
-        percentile_slo=read_percentile_slo(ctx, slo) if slo and per_run else (),
+        slo=per_request,
+        percentile_slo=per_run,
         metric=metric,
         ttft=ttft,
         statistic=block["statistic"],

@@ -382,7 +382,8 @@ LATENCY = BlockSpec(
         KeySpec("target"),
         KeySpec("read", "word", words=READ_METHODS, aliases=tuple(READ_ALIASES.items())),
         KeySpec("percentile_method", "word", words=PERCENTILE_METHODS),
-        KeySpec("slo"),
+        # `slo ttft 2 s tpot 50 ms` (per request: goodput) and `slo p99 ttft 2 s ...` (per run)
+        KeySpec("slo", repeats=True),
     ),
 )
 # `tie`: two values whose ratio lies within this share of 1 are a tie, never a flipped winner

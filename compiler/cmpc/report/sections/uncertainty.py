@@ -176,13 +176,13 @@ def _capacity_row(ctx: Context, name: str, cap: JsonObject) -> JsonObject:
         where = Md("no run of the sweep meets every limit")
     elif cap.get("bounded_by_sweep"):
         where = Md("at least {} {} (the highest load measured meets every limit)").format(
-            number(cap.get("load")), escape(load_word)
+            escape(load_word), number(cap.get("load"))
         )
     else:
         bracket = cap.get("bracket") or []
         where = Md("{} {} (between {}; {} reached first)").format(
-            number(cap.get("load")),
             escape(load_word),
+            number(cap.get("load")),
             Md(" and ").join(number(b) for b in bracket),
             escape(cap.get("limiting") or ""),
         )
