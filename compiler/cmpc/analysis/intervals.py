@@ -10,6 +10,7 @@ from cmpc.analysis import types as T
 from cmpc.analysis.reads import measured_runs
 from cmpc.analysis.slo_capacity import capacity_at_slo
 from cmpc.analysis.uncertainty import (
+    Reads,
     as_list,
     ci,
     headline_uncertainty,
@@ -40,13 +41,14 @@ def with_intervals(
     head: T.Ratios | None,
 ) -> T.Headline | None:
     """Fill each system's `uncertainty` and `capacity_at_slo`; the headline with its intervals."""
-    reads: dict[str, np.ndarray] = {}
+    reads: dict[str, Reads] = {}
     capacity: dict[str, np.ndarray | None] = {}
     for system in comparison.systems:
         result = systems[system.name]
         runs = measured_runs(comparison, data, system)
         reps = replicates_of(comparison, system, runs)
-        values = read_replicates(comparison, reps) if reps is not None else None
+        point = result["at_target"]["throughput_per_gpu"]
+        values = read_replicates(comparison, reps, point) if reps is not None else None
         if values is not None:
             reads[system.name] = values
         result["uncertainty"] = system_uncertainty(comparison, result, reps, values)
@@ -80,19 +82,23 @@ def _capacity_ratio(
     if ra is None or rb is None:
         return ratio, None
     with np.errstate(divide="ignore", invalid="ignore"):
-        return ratio, as_list(ci(comparison, ra / rb, ratio))
+        return ratio, as_list(ci(comparison, ra / rb, ratio))  # bias-corrected only under BCa
 
 
 def ratio_intervals(
-    comparison: ir.Comparison, data: Mapping[str, SystemData], head: T.Ratios | None
+    comparison: ir.Comparison,
+    data: Mapping[str, SystemData],
+    systems: Mapping[str, T.SystemResult],
+    head: T.Ratios | None,
 ) -> T.HeadlineUncertainty | None:
     """The intervals of `head` (figures under `comparison`'s conditions), or None without one."""
     if head is None or not comparison.uncertainty.enabled:
         return None
-    reads: dict[str, np.ndarray] = {}
+    reads: dict[str, Reads] = {}
     for name in (head["system"], head["baseline"]):
         system = comparison.system(name)
         reps = replicates_of(comparison, system, measured_runs(comparison, data, system))
         if reps is not None:
-            reads[name] = read_replicates(comparison, reps)
+            point = systems[name]["at_target"]["throughput_per_gpu"]
+            reads[name] = read_replicates(comparison, reps, point)
     return headline_uncertainty(comparison, head, reads)

@@ -57,8 +57,9 @@ def _row(
     variant = _alternative(c, parameter, alt.value)
     available, reason = _available(variant, parameter, alt.value)
     # the variant's warnings restate the spec's own: the row carries only what differs
-    sub = figures(variant, data)[0].headline if available else None
-    found = ratio_intervals(variant, data, sub)
+    at = figures(variant, data)[0] if available else None
+    sub = at.headline if at else None
+    found = ratio_intervals(variant, data, at.systems, sub) if at else None
     spec_noise = bool(head and head["within_noise"])
     cost_spec_noise = bool(head and head["cost_within_noise"])
     throughput_ratio = sub["throughput_ratio"] if sub else None

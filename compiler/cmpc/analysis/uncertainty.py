@@ -22,7 +22,7 @@ from cmpc.analysis.tokens import accounting
 from cmpc.compute.accounting import counted_tokens, split_input
 from cmpc.compute.frontier import Point, pareto_frontier, read_at
 from cmpc.compute.frontier_batch import BATCH_METHODS, read_batch
-from cmpc.compute.intervals import Interval, interval, spread, within_noise
+from cmpc.compute.intervals import Interval, acceleration, interval, spread, within_noise
 from cmpc.ingest.points import RunPoint
 from cmpc.ingest.resample import unpack
 from cmpc.ir import model as ir
@@ -35,10 +35,20 @@ class RunReplicates:
     """One run's replicate values: latency statistic, counted tokens/s per GPU, SLO statistics."""
 
     point: RunPoint
-    latency_s: np.ndarray
+    latency_s: np.ndarray  # the bootstrap's replicates, then the jackknife's (JACKKNIFE)
     per_gpu: np.ndarray
-    limits: np.ndarray  # (percentile SLOs, replicates)
+    limits: np.ndarray  # (percentile SLOs, replicates + jackknife)
     estimate: float | None  # counted tokens/s per GPU as measured
+
+
+@dataclass(frozen=True)
+class Reads:
+    """A system's read per bootstrap replicate, and per jackknife unit (run x request group,
+    every other run as measured): BCa's acceleration comes from the second."""
+
+    boot: np.ndarray
+    jack: np.ndarray
+    point: float | None
 
 
 @dataclass(frozen=True)
@@ -112,27 +122,19 @@ def measured_per_gpu(comparison: ir.Comparison, system: ir.System, rp: RunPoint)
     return None if value is None else value / denominator
 
 
-def read_replicates(comparison: ir.Comparison, reps: SystemReplicates) -> np.ndarray:
-    """The per-GPU read at the target (or the peak) in each replicate; NaN where unreachable."""
+def _read_rows(comparison: ir.Comparison, speed: np.ndarray, through: np.ndarray) -> np.ndarray:
+    """Each row's frontier read at the target (its peak without one); NaN where unreachable."""
     latency = comparison.latency
     target = latency.target
     at = None if target is None else (target.interactivity_tok_s_user or _speed(target))
-    drawn = reps.drawn(comparison.uncertainty.seed)
-    lat = np.stack([r.latency_s for r in reps.runs])  # (runs, replicates)
-    tput = np.stack([r.per_gpu for r in reps.runs])
-    columns = np.arange(reps.resamples)[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        speed = np.where(lat > 0, 1.0 / lat, np.nan).T[columns, drawn]  # (replicates, runs)
-    through = tput.T[columns, drawn]
-    if at is None:  # each replicate at its own peak
+    if at is None:  # each row at its own peak
         usable = np.isfinite(speed) & np.isfinite(through)
-        with np.errstate(invalid="ignore"):
-            peak = np.max(np.where(usable, through, -np.inf), axis=1)
+        peak = np.max(np.where(usable, through, -np.inf), axis=1, initial=-np.inf)
         return np.where(np.isfinite(peak), peak, np.nan)
     if latency.read in BATCH_METHODS:
         return read_batch(speed, through, at, latency.read)
-    out = np.full(reps.resamples, np.nan)
-    for b in range(reps.resamples):  # the calculator's read has no batch form
+    out = np.full(speed.shape[0], np.nan)
+    for b in range(speed.shape[0]):  # the calculator's read has no batch form
         points = [
             Point(float(x), float(y))
             for x, y in zip(speed[b], through[b], strict=True)
@@ -144,14 +146,54 @@ def read_replicates(comparison: ir.Comparison, reps: SystemReplicates) -> np.nda
     return out
 
 
+def _speed_of(latency: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out: np.ndarray = np.where(latency > 0, 1.0 / latency, np.nan)
+    return out
+
+
+def read_replicates(
+    comparison: ir.Comparison, reps: SystemReplicates, point: float | None = None
+) -> Reads:
+    """The per-GPU read in each bootstrap replicate, and in each jackknife unit."""
+    size = reps.resamples
+    lat = np.stack([r.latency_s for r in reps.runs])  # (runs, replicates + jackknife)
+    tput = np.stack([r.per_gpu for r in reps.runs])
+    drawn = reps.drawn(comparison.uncertainty.seed)
+    columns = np.arange(size)[:, None]
+    speed = _speed_of(lat[:, :size]).T[columns, drawn]  # (replicates, runs)
+    boot = _read_rows(comparison, speed, tput[:, :size].T[columns, drawn])
+    # jackknife units: one run's request group left out, every other run as measured
+    runs = len(reps.runs)
+    base_speed = _speed_of(np.array([_nan(r.point.latency_s) for r in reps.runs]))
+    base_tput = np.array([_nan(r.estimate) for r in reps.runs])
+    groups = lat.shape[1] - size
+    jack_speed = np.tile(base_speed, (runs * groups, 1))
+    jack_tput = np.tile(base_tput, (runs * groups, 1))
+    unit = np.arange(runs * groups)
+    jack_speed[unit, unit // groups] = _speed_of(lat[:, size:]).ravel()
+    jack_tput[unit, unit // groups] = tput[:, size:].ravel()
+    jack = _read_rows(comparison, jack_speed, jack_tput)
+    return Reads(boot, jack, point)
+
+
+def _nan(value: float | None) -> float:
+    return math.nan if value is None else value
+
+
 def ci(
-    comparison: ir.Comparison, values: np.ndarray | None, estimate: float | None
+    comparison: ir.Comparison,
+    values: np.ndarray | None,
+    estimate: float | None,
+    jack: np.ndarray | None = None,
 ) -> Interval | None:
-    """The interval the spec asks for, of `estimate` from its replicates."""
+    """The interval the spec asks for, of `estimate` from its replicates (BCa's acceleration
+    from the jackknife values `jack`; without them, bias-corrected only)."""
     u = comparison.uncertainty
     if values is None or estimate is None or not u.enabled:
         return None
-    return interval(values, estimate, u.confidence, u.method)
+    accel = acceleration(jack) if jack is not None and u.method == "bca" else None
+    return interval(values, estimate, u.confidence, u.method, accel)
 
 
 def as_list(found: Interval | None) -> list[float] | None:
@@ -162,12 +204,12 @@ def system_uncertainty(
     comparison: ir.Comparison,
     result: T.SystemResult,
     reps: SystemReplicates | None,
-    reads: np.ndarray | None,
+    found: Reads | None,
 ) -> T.SystemUncertainty | None:
     """A system's read interval, each run's statistic intervals, its repetitions' spread."""
     if not comparison.uncertainty.enabled:
         return None
-    if reps is None or reads is None:
+    if reps is None or found is None:
         why = (
             "reported figures carry no interval (no per-request data)"
             if result["data"] == "reported"
@@ -176,11 +218,13 @@ def system_uncertainty(
         return {"throughput_per_gpu_ci": None, "reachable_share": None, "runs": [],
                 "repetitions": [], "run_to_run": "unknown", "note": why}  # fmt: skip
     at = result["at_target"]
-    read_ci = ci(comparison, reads, at["throughput_per_gpu"])
+    reads = found.boot
+    read_ci = ci(comparison, reads, at["throughput_per_gpu"], found.jack)
+    size = reps.resamples
     runs: list[T.RunInterval] = []
     for r in reps.runs:
         p = r.point
-        lat_ci = ci(comparison, r.latency_s, p.latency_s)
+        lat_ci = ci(comparison, r.latency_s[:size], p.latency_s, r.latency_s[size:])
         counted = r.estimate
         runs.append(
             {
@@ -191,7 +235,9 @@ def system_uncertainty(
                 "interactivity_ci": None
                 if lat_ci is None or lat_ci.low <= 0
                 else [1 / lat_ci.high, 1 / lat_ci.low],
-                "throughput_per_gpu_ci": as_list(ci(comparison, r.per_gpu, counted)),
+                "throughput_per_gpu_ci": as_list(
+                    ci(comparison, r.per_gpu[:size], counted, r.per_gpu[size:])
+                ),
             }
         )
     repetitions: list[T.Repetition] = []
@@ -230,7 +276,7 @@ def system_uncertainty(
 def headline_uncertainty(
     comparison: ir.Comparison,
     head: T.Ratios | None,
-    reads: Mapping[str, np.ndarray],
+    reads: Mapping[str, Reads],
 ) -> T.HeadlineUncertainty:
     """The headline ratios' intervals and whether the lead is within measurement noise."""
     u = comparison.uncertainty
@@ -249,16 +295,18 @@ def headline_uncertainty(
     if a is None or b is None:
         empty["interval_note"] = "no interval: a side's figures are reported, not measured"
         return empty
-    if ratio is None or not per_gpu:
+    if ratio is None or not per_gpu or not a.point or not b.point:
         return empty
     with np.errstate(divide="ignore", invalid="ignore"):
-        per_gpu_b = a / b
-    ratio_ci = ci(comparison, ratio * per_gpu_b / per_gpu, ratio)
+        per_gpu_b = a.boot / b.boot
+        # jackknife units of either side, the other side as measured
+        jack = np.concatenate([a.jack / a.point, b.point / b.jack])
+    ratio_ci = ci(comparison, ratio * per_gpu_b / per_gpu, ratio, ratio * jack)
     cost = head["cost_ratio"]
     cost_ci = None
     if cost is not None:
         with np.errstate(divide="ignore", invalid="ignore"):
-            cost_ci = ci(comparison, cost * per_gpu / per_gpu_b, cost)
+            cost_ci = ci(comparison, cost * per_gpu / per_gpu_b, cost, cost / jack)
     band = comparison.tie_band
     return {
         "throughput_ratio_ci": as_list(ratio_ci),

@@ -69,18 +69,30 @@ def normal_ppf(p: float) -> float:
     return x - e * math.sqrt(2 * math.pi) * math.exp(x * x / 2)
 
 
+def acceleration(jack: Sequence[float] | np.ndarray) -> float:
+    """BCa's acceleration from jackknife values: sum(d^3) / (6 sum(d^2)^1.5), d = mean - value
+    (Efron and Tibshirani 1993, eq. 14.15); 0 without spread."""
+    values = np.asarray(jack, dtype=float)
+    values = values[np.isfinite(values)]
+    if values.size < 2:
+        return 0.0
+    d = values.mean() - values
+    spread = float(np.sum(d * d))
+    return float(np.sum(d**3)) / (6.0 * spread**1.5) if spread > 0 else 0.0
+
+
 def interval(
     replicates: Sequence[float] | np.ndarray,
     estimate: float,
     confidence: float,
     method: str = "percentile",
+    accel: float | None = None,
 ) -> Interval | None:
     """The bootstrap interval of `estimate` from its replicates (non-finite ones dropped).
 
-    `bca` is Efron's bias-corrected and accelerated interval with the acceleration taken as
-    one sixth of the replicates' skewness (exact to first order for smooth statistics: the
-    jackknife it replaces would rebuild the frontier once per request). None: fewer than
-    ten finite replicates, or an estimate that is not finite.
+    `bca` is Efron's bias-corrected and accelerated interval; `accel` is its acceleration
+    (`acceleration` of jackknife values), 0 when not given (then bias-corrected only). None:
+    fewer than ten finite replicates, or an estimate that is not finite.
     """
     if method not in METHODS:
         raise ValueError(f"unknown interval method `{method}`")
@@ -94,11 +106,9 @@ def interval(
         below = float(np.mean(values < estimate)) + 0.5 * float(np.mean(values == estimate))
         below = min(max(below, 0.5 / values.size), 1 - 0.5 / values.size)
         z0 = normal_ppf(below)
-        spread = float(np.std(values))
-        skew = float(np.mean((values - values.mean()) ** 3)) / spread**3 if spread > 0 else 0.0
-        accel = skew / 6.0
+        a = accel or 0.0
         z = np.array([normal_ppf(float(p)) for p in levels])
-        adjusted = z0 + (z0 + z) / (1 - accel * (z0 + z))
+        adjusted = z0 + (z0 + z) / (1 - a * (z0 + z))
         levels = _normal_cdf(adjusted)
     low, high = np.quantile(values, levels, method="linear")
     return Interval(float(low), float(high), confidence, method, int(values.size))

@@ -23,6 +23,7 @@ from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
 from cmpc.ingest.points import RunPoint, matches, run_point
 from cmpc.metrics import summarize  # imported before workers fork, not once in each
 from cmpc.traces import load_runs, skips_gaps
+from cmpc.traces.table import Run
 
 Progress = Callable[[int, int], None]
 WORKER_BYTES = 64 << 20  # a forked worker's own memory once refcounts copy its pages (measured)
@@ -95,6 +96,14 @@ def _reduce(task: Task, sha256: str = "") -> tuple[Reduced, list[Diagnostic]]:
     """Format `?` when nothing could be read; `runs` counts the runs `where` kept."""
     loaded, problems = load_runs(task.path, format=task.format, gaps=task.reads_gaps)
     kept = [r for r in loaded if matches(r.fields, task.where)]
+    fmt = loaded[0].format if loaded else "?"
+    return Reduced(fmt, len(kept), reduce_runs(kept, task, sha256)), problems
+
+
+def reduce_runs(
+    kept: Sequence[Run], task: Task, sha256: str = ""
+) -> dict[str, tuple[RunPoint, ...]]:
+    """Each run's point per statistic, with its bootstrap replicates when the task asks."""
     percentiles = tuple(s[1:] for s in task.statistics if s.startswith("p"))
     settings = resample.Settings(task.resamples, task.seed)
     points: dict[str, list[RunPoint]] = {s: [] for s in task.statistics}
@@ -121,8 +130,7 @@ def _reduce(task: Task, sha256: str = "") -> tuple[Reduced, list[Diagnostic]]:
                 changes["resampled"] = resample.pack(rows, task.resamples)
                 changes["resamples"] = task.resamples
             points[stat].append(dataclasses.replace(point, **changes))  # type: ignore[arg-type]
-    fmt = loaded[0].format if loaded else "?"
-    return Reduced(fmt, len(kept), {k: tuple(v) for k, v in points.items()}), problems
+    return {k: tuple(v) for k, v in points.items()}
 
 
 def _workers() -> int:

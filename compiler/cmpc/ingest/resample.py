@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +22,9 @@ import numpy as np
 from cmpc.traces.table import Requests, Run
 
 BLOCK = 1 << 22  # draws per block of replicates: bounds the index and count matrices
+# After the bootstrap's replicates, each row holds a grouped jackknife's: the requests in 10
+# groups, each left out in turn (BCa's acceleration, without a jackknife per request).
+JACKKNIFE = 10
 RATE_ROWS = ("input_tok_s", "output_tok_s", "cached_tok_s")
 
 
@@ -105,8 +108,9 @@ def _percentiles(counts: np.ndarray, values: np.ndarray, qs: Sequence[float]) ->
 def replicates(
     run: Run, queries: Sequence[tuple[str, str]], settings: Settings, sha256: str
 ) -> dict[str, np.ndarray] | None:
-    """Per replicate: each `(metric, statistic)` queried (key `metric statistic`) and the input,
-    output and cached token rates; None for aggregate-only runs or runs with no requests."""
+    """Per replicate (`resamples`, then JACKKNIFE jackknife rows): each `(metric, statistic)`
+    queried (key `metric statistic`) and the input, output and cached token rates; None for
+    aggregate-only runs or runs with no requests."""
     req = run.requests
     if req is None or req.count == 0 or settings.resamples <= 0:
         return None
@@ -130,28 +134,27 @@ def replicates(
         if metric in columns and _quantile(stat) is not None:
             by_metric.setdefault(metric, []).append(stat)
     rng = _seed(settings, sha256, run.index)
-    total = settings.resamples
-    per_block = max(1, BLOCK // n)
+    total = settings.resamples + JACKKNIFE
     summed = np.empty((total, table.shape[1]))
+    drawn = np.empty(total)  # requests in each replicate: n, fewer in the jackknife's
     quantiles: dict[str, np.ndarray] = {m: np.empty((len(s), total)) for m, s in by_metric.items()}
-    for start in range(0, total, per_block):
-        rows = min(per_block, total - start)
-        draws = rng.integers(0, n, size=(rows, n))
-        draws += (np.arange(rows) * n)[:, None]
-        counts = np.bincount(draws.ravel(), minlength=rows * n).reshape(rows, n)
-        del draws
-        summed[start : start + rows] = counts.astype(float) @ table
+    for start, counts in _count_blocks(rng, n, settings.resamples):
+        rows = counts.shape[0]
+        drawn[start : start + rows] = counts.sum(axis=1)
+        # einsum, not BLAS: one summation order whatever the thread count (same bytes out)
+        summed[start : start + rows] = np.einsum("ij,jk->ik", counts.astype(float), table)
         for metric, stats in by_metric.items():
             qs = [q for s in stats if (q := _quantile(s)) is not None]
             quantiles[metric][:, start : start + rows] = _percentiles(counts, columns[metric], qs)
     out: dict[str, np.ndarray] = {}
     duration = run.duration_s
-    scale = np.ones(total)
+    scale = drawn / n  # a run of fewer requests lasts proportionally less
     closed = not _finite_rate(run.fields.get("request_rate"))
     if closed and e2el is not None and np.isfinite(e2el).any():
         base = float(np.nanmean(e2el))
         with np.errstate(divide="ignore", invalid="ignore"):
-            scale = (summed[:, 4] / summed[:, 5]) / base if base > 0 else scale
+            if base > 0:
+                scale = scale * (summed[:, 4] / summed[:, 5]) / base
     with np.errstate(divide="ignore", invalid="ignore"):
         for column, name in enumerate(RATE_ROWS, start=1):  # summed: ok, input, output, cached
             out[name] = summed[:, column] / (duration * scale) if duration else np.nan * scale
@@ -164,6 +167,22 @@ def replicates(
     return out
 
 
+def _count_blocks(
+    rng: np.random.Generator, n: int, resamples: int
+) -> Iterator[tuple[int, np.ndarray]]:
+    """(first column, counts per request) for the bootstrap's blocks of replicates, then the
+    grouped jackknife's JACKKNIFE rows (request i in group i mod JACKKNIFE, left out in turn)."""
+    per_block = max(1, BLOCK // n) if n < BLOCK else 1
+    for start in range(0, resamples, per_block):
+        rows = min(per_block, resamples - start)
+        kind = np.int32 if rows * n < 2**31 else np.int64  # int32 is faster while offsets fit
+        draws: np.ndarray = rng.integers(0, n, size=(rows, n), dtype=kind)
+        draws += (np.arange(rows, dtype=kind) * n)[:, None]
+        yield start, np.bincount(draws.ravel(), minlength=rows * n).reshape(rows, n)
+    groups = np.arange(n) % JACKKNIFE
+    yield resamples, (groups[None, :] != np.arange(JACKKNIFE)[:, None]).astype(np.int64)
+
+
 def _finite_rate(value: object) -> bool:
     try:
         rate = float(value)  # type: ignore[arg-type]
@@ -173,8 +192,9 @@ def _finite_rate(value: object) -> bool:
 
 
 def pack(rows: Sequence[np.ndarray | None], resamples: int) -> str:
-    """Rows of replicates as one text (base64 of little-endian float32), for the cache."""
-    block = np.full((len(rows), resamples), np.nan, dtype="<f4")
+    """Rows of replicates (then the jackknife's) as one text (base64 of little-endian
+    float32), for the cache."""
+    block = np.full((len(rows), resamples + JACKKNIFE), np.nan, dtype="<f4")
     for i, row in enumerate(rows):
         if row is not None:
             block[i] = row
@@ -182,14 +202,16 @@ def pack(rows: Sequence[np.ndarray | None], resamples: int) -> str:
 
 
 def unpack(text: str, resamples: int) -> np.ndarray:
-    """The rows `pack` wrote, as float64 (rows x resamples); empty when the text does not fit."""
+    """The rows `pack` wrote, as float64 (rows x (resamples + JACKKNIFE)); empty when the text
+    does not fit."""
     try:
         raw = np.frombuffer(base64.b64decode(text, validate=True), dtype="<f4")
     except ValueError:
         return np.empty((0, resamples))
-    if resamples <= 0 or raw.size % resamples:
-        return np.empty((0, resamples))
-    return raw.reshape(-1, resamples).astype(float)
+    width = resamples + JACKKNIFE
+    if resamples <= 0 or raw.size % width:
+        return np.empty((0, width))
+    return raw.reshape(-1, width).astype(float)
 
 
 def rows_for(
