@@ -293,7 +293,7 @@ def headline_uncertainty(
     a, b = reads.get(head["system"]), reads.get(head["baseline"])
     ratio, per_gpu = head["throughput_ratio"], head["per_gpu_throughput_ratio"]
     if a is None or b is None:
-        empty["interval_note"] = "no interval: a side's figures are reported, not measured"
+        empty["interval_note"] = "a side's figures are reported, not measured (no per-request data)"
         return empty
     if ratio is None or not per_gpu or not a.point or not b.point:
         return empty

@@ -49,6 +49,7 @@ def sensitivity(ctx: Context) -> JsonObject | None:
                 ctx, head.get("cost_winner"), is_tie(head.get("cost_ratio"), band)
             ),
             "noise": False,
+            "cost_noise": False,
             "flips": False,
             "cost_flips": False,
             "reason": None,
@@ -87,7 +88,8 @@ def sensitivity(ctx: Context) -> JsonObject | None:
                 else Md(DASH),
                 "winner": _winner(ctx, row.get("winner"), bool(row.get("tie"))),
                 "cost_winner": _winner(ctx, row.get("cost_winner"), bool(row.get("cost_tie"))),
-                "noise": bool(row.get("within_noise")),
+                "noise": _noise(head, row, "winner", "within_noise", "tie"),
+                "cost_noise": _noise(head, row, "cost_winner", "cost_within_noise", "cost_tie"),
                 "flips": bool(row.get("flips")),
                 "cost_flips": bool(row.get("cost_flips")),
             }
@@ -100,6 +102,13 @@ def sensitivity(ctx: Context) -> JsonObject | None:
         "tie_band": percent(band, 3),
         "utilization_note": _utilization_note(ctx, sens.get("rows") or []),
     }
+
+
+def _noise(head: dict, row: dict, winner: str, noise: str, tie: str) -> bool:
+    """A winner other than the spec's that is no flip because a lead is within noise."""
+    if row.get(tie) or not row.get(winner) or row.get(winner) == head.get(winner):
+        return bool(winner == "winner" and row.get("within_noise"))
+    return bool(head.get(noise) or (winner == "winner" and row.get("within_noise")))
 
 
 def tie_band(ctx: Context) -> float:

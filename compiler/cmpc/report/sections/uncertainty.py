@@ -124,7 +124,9 @@ def intervals(ctx: Context) -> JsonObject:
                     "reachable": percent(su.get("reachable_share"))
                     if is_number(su.get("reachable_share"))
                     else Md("\u2014"),
-                    "run_to_run": escape(su.get("run_to_run", "unknown")),
+                    "run_to_run": escape(su.get("run_to_run", "unknown"))
+                    if s.get("data") != "reported"
+                    else Md("n/a"),
                     "repetitions": [
                         Md("concurrency {}: {} runs, throughput CV {}").format(
                             number(r.get("concurrency")),
@@ -148,6 +150,11 @@ def intervals(ctx: Context) -> JsonObject:
     return {
         "level": Md(_level(ctx)),
         "rows": rows,
+        "measured": any(
+            (ctx.systems.get(n) or {}).get("data") == "runs"
+            and (ctx.systems.get(n) or {}).get("uncertainty")
+            for n in ctx.order
+        ),
         "capacity": capacity,
         "capacity_limits": _limits(ctx),
         "capacity_ratio": ratio(h.get("capacity_at_slo_ratio"))
