@@ -140,6 +140,7 @@ def load_data(
                 resamples=boot.resamples if boot.enabled else 0,
                 seed=boot.seed if boot.enabled else 0,
                 interval_method=boot.method if boot.enabled else "",
+                root=str(spec_dir),
             )
             tasks.append(task)
             steps.append(task)

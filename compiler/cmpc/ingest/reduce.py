@@ -22,7 +22,7 @@ from cmpc.ingest import resample
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
 from cmpc.ingest.points import RunPoint, matches, run_point
 from cmpc.metrics import summarize  # imported before workers fork, not once in each
-from cmpc.traces import load_runs, skips_gaps
+from cmpc.traces import companions, load_runs, skips_gaps
 from cmpc.traces.table import Run
 
 Progress = Callable[[int, int], None]
@@ -44,6 +44,7 @@ class Task:
     resamples: int = 0  # bootstrap replicates per run (0: none)
     seed: int = 0
     interval_method: str = ""
+    root: str | None = None  # the spec's folder: files read beside `path` stay inside it
 
     @property
     def reads_gaps(self) -> bool:
@@ -80,6 +81,8 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
     path = Path(task.path)
     try:
         sha = cache.file_sha256(path) if cache else sha256_of(path)
+        for beside in companions(task.path, task.root):  # a systems JSON changes the reading
+            sha += "+" + (cache.file_sha256(Path(beside)) if cache else sha256_of(Path(beside)))
     except OSError:
         sha = ""  # load_runs below names the file and the reason
     if cache and sha:
@@ -94,7 +97,9 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
 
 def _reduce(task: Task, sha256: str = "") -> tuple[Reduced, list[Diagnostic]]:
     """Format `?` when nothing could be read; `runs` counts the runs `where` kept."""
-    loaded, problems = load_runs(task.path, format=task.format, gaps=task.reads_gaps)
+    loaded, problems = load_runs(
+        task.path, format=task.format, gaps=task.reads_gaps, root=task.root
+    )
     kept = [r for r in loaded if matches(r.fields, task.where)]
     fmt = loaded[0].format if loaded else "?"
     return Reduced(fmt, len(kept), reduce_runs(kept, task, sha256)), problems
