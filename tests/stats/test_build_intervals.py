@@ -83,6 +83,10 @@ def test_capacity_at_the_percentile_slos_on_the_synthetic_sweep(tmp_path):
         alpha["throughput_per_gpu"] / beta["throughput_per_gpu"]
     )
     assert "### Capacity at the percentile SLOs" in report
+    csv = (tmp_path / "o" / "figures.csv").read_text()
+    for fid in ("headline.throughput_ratio_ci_low", "headline.cost_ratio_ci_high",
+                "alpha.throughput_per_gpu_ci_low", "headline.capacity_at_slo_ratio"):  # fmt: skip
+        assert f"\n{fid}," in csv
 
 
 def test_a_sweep_no_run_of_which_meets_the_slo_says_so(sweep_copy, tmp_path):

@@ -157,7 +157,14 @@ def intervals(ctx: Context) -> JsonObject:
         ),
         "capacity": capacity,
         "capacity_limits": _limits(ctx),
-        "capacity_ratio": ratio(h.get("capacity_at_slo_ratio"))
+        "capacity_ratio": ctx.fig.add(
+            "headline.capacity_at_slo_ratio",
+            "throughput ratio at SLO capacity",
+            h["capacity_at_slo_ratio"],
+            "x",
+            ratio(h["capacity_at_slo_ratio"]),
+            system=h.get("system", ""),
+        )
         if is_number(h.get("capacity_at_slo_ratio"))
         else None,
         "capacity_ratio_ci": _ci_text(ratio_pair, ratio) if ratio_pair else None,
