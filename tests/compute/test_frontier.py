@@ -245,7 +245,9 @@ def test_linear_matches_numpy_interp_and_nearest_is_a_knot(case):
     xs = [p.interactivity for p in frontier]
     ys = [p.throughput for p in frontier]
     linear = [read_at(frontier, t, Method.LINEAR).value for t in targets]
-    np.testing.assert_allclose(linear, np.interp(targets, xs, ys), rtol=1e-12)
+    np.testing.assert_allclose(
+        linear, np.interp(targets, xs, ys), rtol=1e-9
+    )  # a target within AT_KNOT of a knot reads the knot
     for t in targets:
         read = read_at(frontier, t, Method.NEAREST)
         lo, hi = read.knots

@@ -88,7 +88,10 @@ def _percentiles(counts: np.ndarray, values: np.ndarray, qs: Sequence[float]) ->
     out = np.full((len(qs), rows), np.nan)
     if m == 0:
         return out
-    cum = np.cumsum(counts[:, order].ravel())
+    if m == values.size and np.array_equal(order, np.arange(m)):
+        cum = np.cumsum(counts, axis=None)  # already in order (see `replicates`): no gather
+    else:
+        cum = np.cumsum(counts[:, order], axis=None)
     ends = cum[np.arange(1, rows + 1) * m - 1]
     starts = np.concatenate(([0], ends[:-1]))
     size = ends - starts
@@ -115,13 +118,19 @@ def replicates(
     if req is None or req.count == 0 or settings.resamples <= 0:
         return None
     n = req.count
-    ok = req.ok.astype(float)
     columns = _columns(req)
+    # requests in the order of the first metric a percentile is asked of (those without it
+    # last): resampling does not care, and that metric's counts then need no reordering
+    first = next((m for m, s in queries if m in columns and _quantile(s) is not None), None)
+    perm = np.argsort(columns[first], kind="stable") if first else np.arange(n)
+    columns = {k: v[perm] for k, v in columns.items()}
+    okay = req.ok[perm]
+    ok = okay.astype(float)
     e2el = columns.get("e2el")
     # the sums each replicate needs: successes, tokens, e2el (for the duration) and any mean
     sums: list[np.ndarray] = [ok]
     for col in (req.input_tokens, req.output_tokens, req.cached_input_tokens):
-        sums.append(np.full(n, np.nan) if col is None else np.where(req.ok, col, 0.0))
+        sums.append(np.full(n, np.nan) if col is None else np.where(okay, col[perm], 0.0))
     if e2el is not None:
         sums += [np.nan_to_num(e2el, nan=0.0), np.isfinite(e2el).astype(float)]
     means = [(m, s) for m, s in queries if s == "mean" and m in columns]
