@@ -121,8 +121,8 @@ def replicates(
     columns = _columns(req)
     # requests in the order of the first metric a percentile is asked of (those without it
     # last): resampling does not care, and that metric's counts then need no reordering
-    first = next((m for m, s in queries if m in columns and _quantile(s) is not None), None)
-    perm = np.argsort(columns[first], kind="stable") if first else np.arange(n)
+    leading = next((m for m, s in queries if m in columns and _quantile(s) is not None), None)
+    perm = np.argsort(columns[leading], kind="stable") if leading else np.arange(n)
     columns = {k: v[perm] for k, v in columns.items()}
     okay = req.ok[perm]
     ok = okay.astype(float)
