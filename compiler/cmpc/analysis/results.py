@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from cmpc.analysis import types as T
-from cmpc.analysis.capacity import capacity
+from cmpc.analysis.capacity import capacity, capacity_warnings
 from cmpc.analysis.claims import claim_combinations, claim_result
 from cmpc.analysis.conditions import conditions
 from cmpc.analysis.disclosure import disclosure
@@ -23,6 +23,8 @@ def analyze(
     """The results model (see schemas/results.schema.json) and the warnings met on the way."""
     at_spec, diagnostics = figures(comparison, data)
     headline = with_intervals(comparison, data, at_spec.systems, at_spec.headline)
+    cap = capacity(comparison)
+    diagnostics += capacity_warnings(comparison, cap)
     results: T.Analysis = {
         "title": comparison.title,
         "question": comparison.question,
@@ -33,10 +35,10 @@ def analyze(
         "headline": headline,
         "load": at_spec.load,
         "comparisons": at_spec.comparisons,
-        "claims": [claim_result(c, comparison) for c in comparison.claims],
+        "claims": [claim_result(c, comparison, at_spec.systems) for c in comparison.claims],
         "claim_combinations": claim_combinations(comparison.claims),
         "sensitivity": sensitivity(comparison, data, headline),
-        "capacity": capacity(comparison),
+        "capacity": cap,
         "disclosure": disclosure(comparison, at_spec.systems),
         "uncertainty": settings(comparison),
     }

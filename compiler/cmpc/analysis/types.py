@@ -73,11 +73,20 @@ class CostConditions(TypedDict):
     scenario: str | None
 
 
+class PercentileSketch(TypedDict):
+    library: str
+    kind: str
+    relative_accuracy: float
+    bound: str
+    exact: list[str]
+
+
 class Conditions(TypedDict):
     latency: LatencyConditions
     tokens: TokenConditions
     normalize: NormalizeConditions
     cost: CostConditions
+    percentile_sketch: NotRequired[PercentileSketch]  # only with `--sketch`
 
 
 # -- one system ---------------------------------------------------------------------------------
@@ -122,6 +131,7 @@ class HourlyCost(TypedDict):
     basis: CostPriceBasis
     source: str | None
     as_of: str | None
+    set_on_command_line: list[str]  # the parts given with `--set` (amount, source, as_of, ...)
     tco: NotRequired[TcoHourly]  # only when the cost is the system's TCO
 
 
@@ -131,11 +141,16 @@ class PriceScenario(TypedDict):
     basis: CostPriceBasis
     source: str | None
     as_of: str | None
+    set_on_command_line: list[str]
     usd_per_million_tokens: float | None
 
 
 class CostResult(TypedDict):
     usd_per_gpu_hour: float | None
+    # the price per GPU-hour the tokens cost: x billed / used GPUs (= the price when all are used)
+    usd_per_used_gpu_hour: float | None
+    gpus_billed: int | None
+    gpus_used: int | None
     price: HourlyCost | None
     utilization: float
     token_basis: CostBasis
@@ -302,6 +317,17 @@ class CannotDerive(TypedDict):
     missing: str
 
 
+class ClaimComparison(TypedDict):
+    system: str
+    scope: str  # gpu or node
+    unit: str
+    claim_value: float | None
+    system_value: float | None
+    ratio: float | None  # claim / system
+    system_tokens: str  # which tokens the system's figure counts (a claim rarely says)
+    note: str | None  # why there is no ratio
+
+
 class ClaimResult(TypedDict):
     name: str
     value: float
@@ -316,6 +342,7 @@ class ClaimResult(TypedDict):
     derived: list[Derived]
     cannot_derive: list[CannotDerive]
     notes: list[str]
+    compared_with: ClaimComparison | None  # with `compare_to`
 
 
 class ClaimCombination(TypedDict):
@@ -333,6 +360,7 @@ class CapacitySystem(TypedDict):
     usable_is_nominal: bool
     cards_needed: int | None
     cards_declared: int | None
+    fits: bool | None  # the declared load fits on the declared cards (W517 when it does not)
 
 
 class CapacityResult(TypedDict):
@@ -424,7 +452,7 @@ class SpecFile(TypedDict):
 
 class OverrideResult(TypedDict):
     path: str
-    value: str
+    value: str | None  # None: `--unset PATH` removed the key
 
 
 class SourceResult(TypedDict):

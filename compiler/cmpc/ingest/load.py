@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 
 from cmpc.diagnostics import Diagnostic, error, has_errors, warning
+from cmpc.ingest import remote as _remote
 from cmpc.ingest import runfiles
 from cmpc.ingest.cache import DEFAULT_NAME, Cache
 from cmpc.ingest.cache import cache_dir as default_cache_dir
@@ -58,6 +61,66 @@ def _confined(path: Path, root: Path) -> bool:
     return True
 
 
+def runs_origin(comparison: ir.Comparison, system: ir.System) -> str:
+    """The IR pointer of a system's `runs` line (diagnostics about its files point at it)."""
+    return f"/systems/{comparison.systems.index(system)}/runs"
+
+
+def display(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.name
+
+
+# a reader's diagnostics that are about the `runs` line itself (the format it names)
+_ABOUT_THE_SPEC = {"E302", "E303", "E304"}
+
+
+def _in_spec(d: Diagnostic, runs: ir.Runs, origin: str, rel: str) -> Diagnostic:
+    """A reader's diagnostic about the format, pointed at the `runs` line and in its words.
+
+    The file is named as the spec's folder sees it (`data/x.json`), as the `runs` glob does.
+    """
+    if d.code not in _ABOUT_THE_SPEC:
+        return d
+    message = d.message.replace(f"`{d.file}`", f"`{rel}`") if d.file else d.message
+    fix = (
+        (d.help or "").replace("pass `--format ", "write `format ").replace("`--format", "`format")
+    )
+    if d.code == "E304" and fix.startswith("write `format"):
+        fix += f" in the `runs` line (it says `format {runs.format}`)"
+    return dataclasses.replace(d, message=message, help=fix or None, origin=origin)
+
+
+def _nothing_matched(
+    comparison: ir.Comparison, system: ir.System, runs: ir.Runs, stated: dict[str, set[str]]
+) -> Diagnostic:
+    """E504, listing the fields (and values) the runs do state, so a typo shows."""
+    wanted = {k for k, _ in runs.where}
+    notes = [
+        f"`{key}` in these runs: " + ", ".join(f"`{v}`" for v in sorted(stated[key])[:8])
+        for key in sorted(wanted & set(stated))
+    ]
+    missing = sorted(wanted - set(stated))
+    if missing:
+        notes.append(
+            "no run states "
+            + ", ".join(f"`{k}`" for k in missing)
+            + "; the runs state "
+            + (", ".join(f"`{k}`" for k in sorted(stated)) or "no fields")
+        )
+    return error(
+        "E504",
+        f"system `{system.name}`: no run matched `where` "
+        + " ".join(f"{k} {v}" for k, v in runs.where),
+        file=comparison.file,
+        notes=tuple(notes),
+        help="match a value the runs state (`where` compares as `cmpc sweep --where` does)",
+        origin=runs_origin(comparison, system),
+    )
+
+
 def load_data(
     comparison: ir.Comparison,
     spec_dir: Path,
@@ -65,11 +128,16 @@ def load_data(
     use_cache: bool = False,
     cache_dir: Path | None = None,
     progress: Progress | None = None,
+    executor: Executor | None = None,
+    remote: bool = False,
+    sketch: float | None = None,
 ) -> tuple[dict[str, SystemData], list[Input], list[Diagnostic]]:
     """Read each system's run files (confined to the spec's folder) and reduce them to points.
 
     Reductions come from the content-hash cache when it holds them; the rest are read in
-    parallel across cores. Either way the points are those a serial read gives.
+    parallel across cores, or on `executor` (a cluster). Either way the points are those a
+    serial read gives. Run globs that are URLs are read only with `remote`; `sketch` (a
+    relative accuracy) takes percentiles from a DDSketch instead of exactly.
     """
     data: dict[str, SystemData] = {}
     inputs: list[Input] = []
@@ -77,6 +145,7 @@ def load_data(
     stats = tuple(statistics_needed(comparison))
     metric = comparison.latency.metric
     boot = comparison.uncertainty
+    slos = tuple(comparison.latency.slo)
     # each system's steps: a task per confined file, a diagnostic per refused one; None: no file
     plans: list[tuple[ir.System, list[Task | Diagnostic] | None]] = []
     tasks: list[Task] = []
@@ -85,7 +154,18 @@ def load_data(
         if runs is None:
             plans.append((system, []))
             continue
+        at = runs_origin(comparison, system)
         walk_limit = current_limits().walk_entries
+        if _remote.is_url(runs.glob):
+            found, problems = _remote_files(system, runs.glob, spec_dir, remote, comparison.file)
+            diagnostics += problems
+            steps: list[Task | Diagnostic] = [
+                Task(url, url, runs.format, tuple(runs.where), metric, stats, slos, sketch)
+                for url in found
+            ]
+            tasks += [t for t in steps if isinstance(t, Task)]
+            plans.append((system, steps if found or problems else None))
+            continue
         try:
             matches = runfiles.expand(str(spec_dir), runs.glob, limit=walk_limit)
         except runfiles.WalkTooLarge:
@@ -97,6 +177,7 @@ def load_data(
                     file=comparison.file,
                     help="start the glob with the folder that holds the runs (`data/NAME/*.json`), "
                     f"or raise {Limits.variable('walk_entries')}",
+                    origin=at,
                 )
             )
             plans.append((system, []))
@@ -111,19 +192,22 @@ def load_data(
                     f"more than the limit of {limit}",
                     file=comparison.file,
                     help=f"narrow the glob, or raise {Limits.variable('run_files')}",
+                    origin=at,
                 )
             )
             plans.append((system, []))
             continue
-        steps: list[Task | Diagnostic] = []
+        steps = []
         for path in files:
             if not _confined(path, spec_dir):
                 steps.append(
                     error(
                         "E503",
-                        f"`{path.name}` resolves outside the spec's folder",
+                        f"system `{system.name}`: `{display(path, spec_dir)}`, matched by "
+                        f"`{runs.glob}`, resolves outside the spec's folder",
                         file=str(path),
                         help="a symbolic link points elsewhere; copy the file instead",
+                        origin=at,
                     )
                 )
                 continue
@@ -135,7 +219,8 @@ def load_data(
                 tuple(runs.where),
                 metric,
                 stats,
-                slos=tuple(comparison.latency.slo),
+                slos=slos,
+                sketch=sketch,
                 limits=tuple((stat, m) for stat, m, _ in comparison.latency.percentile_slo),
                 resamples=boot.resamples if boot.enabled else 0,
                 seed=boot.seed if boot.enabled else 0,
@@ -160,7 +245,8 @@ def load_data(
                 )
             )
             cache = None
-    done = dict(zip(tasks, reduce_all(tasks, cache=cache, progress=progress), strict=True))
+    outcomes = reduce_all(tasks, cache=cache, progress=progress, executor=executor)
+    done = dict(zip(tasks, outcomes, strict=True))
     for system, planned in plans:
         runs = system.runs
         if runs is None:
@@ -173,30 +259,97 @@ def load_data(
                     f"system `{system.name}`: run glob `{runs.glob}` matches no file",
                     file=comparison.file,
                     help=f"the glob is relative to the spec's folder ({spec_dir.name}/)",
+                    origin=runs_origin(comparison, system),
                 )
             )
             continue
         by_stat: dict[str, list[RunPoint]] = {s: [] for s in stats}
+        stated: dict[str, set[str]] = {}
         for step in planned:
             if isinstance(step, Diagnostic):
                 diagnostics.append(step)
                 continue
             result = done[step]
-            diagnostics += result.diagnostics
+            diagnostics += [
+                _in_spec(d, runs, runs_origin(comparison, system), step.rel)
+                for d in result.diagnostics
+            ]
             reduced = result.reduced
+            for key, values in reduced.fields:
+                stated.setdefault(key, set()).update(values)
             if reduced.format != "?" and reduced.runs == 0:
                 continue  # runs were read, but `where` kept none
             inputs.append(Input(step.rel, result.sha256, reduced.format, system.name, reduced.runs))
             for stat in stats:
                 by_stat[stat] += reduced.points.get(stat, ())
         if not any(by_stat.values()) and not has_errors(diagnostics):
-            diagnostics.append(
-                error(
-                    "E504",
-                    f"system `{system.name}`: no run matched `where` "
-                    + " ".join(f"{k} {v}" for k, v in runs.where),
-                    file=comparison.file,
-                )
-            )
+            diagnostics.append(_nothing_matched(comparison, system, runs, stated))
         data[system.name] = SystemData(system.name, {k: tuple(v) for k, v in by_stat.items()})
     return data, inputs, diagnostics
+
+
+def _remote_files(
+    system: ir.System, url_glob: str, spec_dir: Path, allowed: bool, spec_file: str
+) -> tuple[list[str], list[Diagnostic]]:
+    """The URLs a remote run glob matches, or why none is read (refused unless `allowed`)."""
+    name = system.name
+    if not allowed:
+        return [], [
+            error(
+                "E508",
+                f"system `{name}`: run glob `{url_glob}` is a URL; remote inputs are off",
+                file=spec_file,
+                help="a spec reaches the network only when its builder allows it: pass "
+                "`--allow-remote` (or `allow_remote=True`) if you trust this spec",
+            )
+        ]
+    reason = _remote.refusal(url_glob)
+    if reason is not None:
+        return [], [
+            error("E508", f"system `{name}`: run glob `{url_glob}`: {reason}", file=spec_file)
+        ]
+    limit = current_limits().run_files
+    try:
+        urls = _remote.expand(url_glob, limit=limit)
+    except _remote.RemoteUnavailable:
+        return [], [
+            error(
+                "E509",
+                "remote run globs need fsspec, which is not installed",
+                file=spec_file,
+                help="pip install 'cmpc[remote]'",
+            )
+        ]
+    except Exception as exc:  # each fsspec backend raises its own types
+        return [], [
+            error(
+                "E300",
+                f"system `{name}`: cannot list `{url_glob}`: {type(exc).__name__}: {exc}",
+                file=spec_file,
+            )
+        ]
+    if len(urls) > limit:
+        return [], [
+            error(
+                "E505",
+                f"system `{name}`: run glob `{url_glob}` matches more than {limit} files",
+                file=spec_file,
+                help=f"narrow the glob, or raise {Limits.variable('run_files')}",
+            )
+        ]
+    problems: list[Diagnostic] = []
+    kept: list[str] = []
+    for url in urls:
+        local = _remote.local_path(url)
+        if local is not None and not _confined(local, spec_dir):
+            problems.append(
+                error(
+                    "E503",
+                    f"`{url}` is outside the spec's folder",
+                    file=url,
+                    help="a `file://` URL is held to the spec's folder, as a path is",
+                )
+            )
+            continue
+        kept.append(url)
+    return kept, problems

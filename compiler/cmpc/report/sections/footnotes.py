@@ -74,10 +74,25 @@ def _fn_latency(ctx: Context) -> Md:
     elif t:
         parts.append(Md("The target is a {} of {} ms.").format(stat, number(t.get("latency_ms"))))
     method = lat.get("percentile_method") or "linear"
-    parts.append(
-        Md("Percentiles: numpy's `{}` method over per-request values").format(method)
-        + (Md(" (Hyndman\u2013Fan type 7).") if method == "linear" else Md("."))
-    )
+    sketch = ctx.conditions.get("percentile_sketch")
+    if sketch:
+        parts.append(
+            Md(
+                "Percentiles of {metric} (and the median): from a DDSketch of relative accuracy "
+                "{alpha} per run (`--sketch`, library `{library}`), not exact: {bound}; means, "
+                "throughputs and token counts are exact."
+            ).format(
+                metric=METRIC_NAMES.get(metric, metric),
+                alpha=number(sketch.get("relative_accuracy")),
+                library=sketch.get("library"),
+                bound=sketch.get("bound"),
+            )
+        )
+    else:
+        parts.append(
+            Md("Percentiles: numpy's `{}` method over per-request values").format(method)
+            + (Md(" (Hyndman\u2013Fan type 7).") if method == "linear" else Md("."))
+        )
     read = lat.get("read") or "steffen"
     parts.append(
         Md("Read: {}; a target outside a frontier is unreachable and never extrapolated.").format(
@@ -202,22 +217,46 @@ def _fn_price(ctx: Context) -> Md:
     parts = [
         Md(
             "Cost per million {} tokens = price per GPU-hour / (throughput "
-            "per GPU \u00d7 3600 s \u00d7 utilization) \u00d7 10^6, at utilization {}."
-        ).format(basis, percent(cost.get("utilization")))
+            "per GPU \u00d7 3600 s \u00d7 utilization) \u00d7 10^6, at utilization {}{}."
+        ).format(
+            basis,
+            percent(cost.get("utilization")),
+            Md(" (set on the command line, `--set`)")
+            if ctx.given_by("cost.utilization") != "spec"
+            else Md(""),
+        )
     ]
     prices = []
     for n in ctx.order:
         p = get_in(ctx.systems, n, "cost", "price", default={})
         if is_number(p.get("usd_per_gpu_hour")):
             bits = [ctx.price_shown(n) + Md(" per GPU-hour"), Md("{} basis").format(p.get("basis"))]
+            billing = ctx.billing(n)
+            if billing is not None:
+                bits.append(
+                    Md("billed for {} GPUs, runs on {}: {}").format(
+                        billing[0], billing[1], ctx.used_price_shown(n)
+                    )
+                )
+            given = p.get("set_on_command_line") or []
+            if "amount" in given:
+                bits.append(Md("set on the command line (`--set`)"))
             if p.get("source"):
-                bits.append(Md("source {}").format(ctx.source_title(p["source"])))
+                bits.append(Md("source {}").format(ctx.price_source_md(p)))
             if p.get("as_of"):
-                bits.append(Md("as of {}").format(p["as_of"]))
+                bits.append(Md("as of {}").format(ctx.price_date_md(p)))
             prices.append(Md("{} {}").format(ctx.label(n), Md(", ").join(bits)))
         else:
             prices.append(Md("{} no price").format(ctx.label(n)))
     parts.append(Md("Prices: {}.").format(Md("; ").join(prices)))
+    if any(ctx.billing(n) is not None for n in ctx.order):
+        parts.append(
+            Md(
+                "A system billed for more GPUs than it runs on pays for all of them: its cost "
+                "per token uses the price per used GPU-hour (price \u00d7 GPUs billed / GPUs "
+                "used), its per-GPU throughput the GPUs used."
+            )
+        )
     h = ctx.results.get("headline") or {}
     pg = h.get("per_gpu_throughput_ratio")
     if is_number(pg):
