@@ -160,7 +160,20 @@ def load_data(
             found, problems = _remote_files(system, runs.glob, spec_dir, remote, comparison.file)
             diagnostics += problems
             steps: list[Task | Diagnostic] = [
-                Task(url, url, runs.format, tuple(runs.where), metric, stats, slos, sketch)
+                Task(
+                    url,
+                    url,
+                    runs.format,
+                    tuple(runs.where),
+                    metric,
+                    stats,
+                    slos,
+                    sketch,
+                    limits=tuple((stat, m) for stat, m, _ in comparison.latency.percentile_slo),
+                    resamples=boot.resamples if boot.enabled else 0,
+                    seed=boot.seed if boot.enabled else 0,
+                    interval_method=boot.method if boot.enabled else "",
+                )
                 for url in found
             ]
             tasks += [t for t in steps if isinstance(t, Task)]
