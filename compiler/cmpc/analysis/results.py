@@ -10,6 +10,7 @@ from cmpc.analysis.claims import claim_combinations, claim_result
 from cmpc.analysis.conditions import conditions
 from cmpc.analysis.disclosure import disclosure
 from cmpc.analysis.figures import figures
+from cmpc.analysis.run_facts import disagreements, run_facts
 from cmpc.analysis.sensitivity import sensitivity
 from cmpc.diagnostics import Diagnostic
 from cmpc.ingest.points import SystemData
@@ -35,6 +36,6 @@ def analyze(
         "claim_combinations": claim_combinations(comparison.claims),
         "sensitivity": sensitivity(comparison, data, at_spec.headline),
         "capacity": capacity(comparison),
-        "disclosure": disclosure(comparison, at_spec.systems),
+        "disclosure": disclosure(comparison, at_spec.systems, run_facts(comparison, data)),
     }
-    return results, diagnostics
+    return results, diagnostics + disagreements(comparison, data)

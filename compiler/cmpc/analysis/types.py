@@ -286,6 +286,8 @@ class CapacityResult(TypedDict):
     systems: list[CapacitySystem]
 
 
+DisclosureFrom = Literal["answer", "spec", "files"] | None
+
 # `from` is a keyword: this one is spelled the functional way
 DisclosureItem = TypedDict(
     "DisclosureItem",
@@ -294,8 +296,9 @@ DisclosureItem = TypedDict(
         "question": str,
         "answer": str | None,
         "answered": bool,
-        "from": Literal["answer", "spec"] | None,
+        "from": DisclosureFrom,
         "five_questions": bool,
+        "from_files": str | None,  # what the run files state, when the spec gives no answer
     },
 )
 
