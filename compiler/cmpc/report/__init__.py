@@ -42,7 +42,16 @@ def render_outputs(
     files: dict[str, str | bytes] = {}
     figures = []
     try:
-        if F.has_sweep(results):
+        if F.has_sweep(results) and F.one_run_each(results):
+            files["figures/runs.svg"] = F.runs_svg(results, order, labels)
+            figures.append(
+                {
+                    "path": "figures/runs.svg",
+                    "kind": "runs",
+                    "alt": Md("Throughput at the one measured run of each system"),
+                }
+            )
+        elif F.has_sweep(results):
             files["figures/frontier.svg"] = F.frontier_svg(results, order, labels)
             figures.append(
                 {
