@@ -23,17 +23,13 @@ def ratios(
 ) -> T.Ratios:
     """Throughput ratio (per unit and per GPU) and the cost ratio it implies at the prices."""
     per_gpu_ratio = None
-    rel = s["at_target"]["relative"]
     a, b = s["at_target"]["throughput_per_gpu"], base["at_target"]["throughput_per_gpu"]
     if a is not None and b:
         per_gpu_ratio = a / b
-    elif rel is not None and rel["to"] == base["name"]:
-        per_gpu_ratio = rel["ratio"]
-    elif rel is not None and rel["to"] == s["name"]:
-        per_gpu_ratio = 1.0
-    base_rel = base["at_target"]["relative"]
-    if per_gpu_ratio is not None and base_rel and base_rel["to"] not in (base["name"], None):
-        per_gpu_ratio = None  # the baseline is itself relative to a third system
+    else:
+        s_rel, base_rel = _relative(s), _relative(base)
+        if s_rel and base_rel and s_rel[0] == base_rel[0] and base_rel[1]:
+            per_gpu_ratio = s_rel[1] / base_rel[1]  # both published against one reference
     price_s = s["cost"]["usd_per_gpu_hour"]
     price_b = base["cost"]["usd_per_gpu_hour"]
     price_ratio = price_s / price_b if price_s and price_b else None
@@ -70,6 +66,14 @@ def ratios(
         "cost_unavailable": cost_unavailable,
         "goodput_ratio": _goodput_ratio(s, base),
     }
+
+
+def _relative(s: T.SystemResult) -> tuple[str, float] | None:
+    """(reference system, ratio to it) of a published relative figure; the reference is 1."""
+    rel = s["at_target"]["relative"]
+    if rel is None:
+        return None
+    return (rel["to"] or s["name"], rel["ratio"])
 
 
 def _goodput_ratio(s: T.SystemResult, base: T.SystemResult) -> float | None:
