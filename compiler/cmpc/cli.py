@@ -94,6 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
         default="md",
         help="html also writes report.html beside report.md",
     )
+    build.add_argument(
+        "--png",
+        action="store_true",
+        help="also write a PNG beside each SVG figure (needs the png extra: cmpc[png])",
+    )
     build.add_argument("--template", metavar="DIR", help="render your own jinja2 templates")
     build.add_argument("--diagnostics", dest="format", choices=DIAGNOSTIC_FORMATS, default="human")
     build.add_argument(
@@ -165,6 +170,7 @@ def _run(args: argparse.Namespace) -> Outcome:
             out_dir=args.output,
             sets=args.sets,
             html=args.report_format == "html",
+            png=args.png,
             template_dir=args.template,
             use_cache=not args.no_cache,
             progress=None if args.quiet or not sys.stderr.isatty() else _ProgressBar(),

@@ -35,6 +35,7 @@ def build_spec(
     sets: Sequence[str] = (),
     render: bool = True,
     html: bool = False,
+    png: bool = False,
     template_dir: str | None = None,
     use_cache: bool = False,
     cache_dir: str | None = None,
@@ -84,7 +85,7 @@ def build_spec(
     if render:
         # report/ reads the results as the JSON document they are (it does not take T.Results yet)
         document = cast(JsonObject, results)
-        rendered, problems = render_outputs(document, html=html, template_dir=template_dir)
+        rendered, problems = render_outputs(document, html=html, template_dir=template_dir, png=png)
         diagnostics += problems
         if has_errors(diagnostics):
             return Outcome(diagnostics=tuple(diagnostics), sources=sources)

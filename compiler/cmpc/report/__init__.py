@@ -12,13 +12,18 @@ from cmpc.report import figures as F
 from cmpc.report.environment import make_environment
 from cmpc.report.html import to_html
 from cmpc.report.model import View
+from cmpc.report.raster import png_figures
 from cmpc.report.text import Md
 
 REPORT_TEMPLATE = "report.md.j2"
 
 
 def render_outputs(
-    results: JsonObject, *, html: bool = False, template_dir: str | None = None
+    results: JsonObject,
+    *,
+    html: bool = False,
+    template_dir: str | None = None,
+    png: bool = False,
 ) -> tuple[dict[str, str | bytes], list[Diagnostic]]:
     """Every report file as {relative path: content}, and diagnostics.
 
@@ -87,6 +92,10 @@ def render_outputs(
     files["figures.csv"] = F.figures_csv(view_model.fig.rows)
     if html:
         files["report.html"] = to_html(markdown, report["title"], files)
+    if png:
+        rasters, missing = png_figures(files)
+        files |= rasters
+        problems = problems + missing
     return files, problems
 
 
