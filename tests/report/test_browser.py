@@ -65,12 +65,13 @@ def test_showcase_page_hover_toggle_console_screenshot(spec, browser, in_repo, t
     # click a legend entry: its series hides, a second click shows it again
     entry = browser.find_elements(By.CSS_SELECTOR, ".cmpc-legend")[0]
     series = entry.get_attribute("data-series")
-    marks = browser.find_elements(By.CSS_SELECTOR, f'.cmpc-series[data-series="{series}"]')
+    figure = entry.find_element(By.XPATH, "ancestor::*[local-name()='svg']")
+    marks = figure.find_elements(By.CSS_SELECTOR, f'.cmpc-series[data-series="{series}"]')
     assert marks and all(m.value_of_css_property("display") != "none" for m in marks)
     ActionChains(browser).move_to_element(entry).click().perform()
     assert all(m.value_of_css_property("display") == "none" for m in marks)
     assert entry.get_attribute("aria-pressed") == "true"
-    others = browser.find_elements(By.CSS_SELECTOR, ".cmpc-series:not(.cmpc-hidden)")
+    others = figure.find_elements(By.CSS_SELECTOR, ".cmpc-series:not(.cmpc-hidden)")
     assert others, "only the clicked series hides"
     ActionChains(browser).move_to_element(entry).click().perform()
     assert all(m.value_of_css_property("display") != "none" for m in marks)

@@ -32,7 +32,7 @@ def test_every_figure_has_its_title_and_conditions(spec: Path, build):
     assert figures, "a comparison of systems draws a figure"
     for name, root in figures.items():
         (title,) = _classed(root, "cmpc-title")
-        assert title.startswith("Throughput"), name
+        assert title.startswith("Latency" if name == "latency.svg" else "Throughput"), name
         conditions = " · ".join(_classed(root, "cmpc-conditions"))
         assert "throughput per " in conditions and "total tokens" in conditions, conditions
         assert "TTFT" in conditions and "source " in conditions, conditions
@@ -74,7 +74,7 @@ def test_frontier_points_carry_their_concurrency_and_a_hover_text(build):
 def test_one_run_per_system_is_a_bar_chart_of_the_measured_points(build):
     out, _ = build("specs/llama70b-a100-tp8-vs-tp4pp2.cmp")
     figures = _svgs(out)
-    assert sorted(figures) == ["runs.svg"]  # no frontier of two lone dots
+    assert sorted(figures) == ["latency.svg", "runs.svg"]  # no frontier of two lone dots
     root = figures["runs.svg"]
     bars = [r for r in root.iter(f"{NS}rect") if r.get("class") == "cmpc-point"]
     assert len(bars) == 2
@@ -109,3 +109,35 @@ def test_hover_text_is_escaped_in_the_svg():
     root = ElementTree.fromstring(text)
     (point,) = [e for e in root.iter() if e.get("class") == "cmpc-point"]
     assert point.get("data-tip") == hostile and point.find(f"{NS}title").text == hostile
+
+
+def test_latency_cdfs_from_per_request_data_with_target_and_slos(build):
+    import json
+
+    out, _ = build("specs/synthetic-sweep.cmp")
+    results = json.loads((out / "results.json").read_text())
+    root = _svgs(out)["latency.svg"]
+    texts = {t.text for t in root.iter(f"{NS}text")}
+    assert {"TTFT per request", "TPOT per request"} <= texts
+    assert {"target P90 TPOT 33.3 ms", "SLO TTFT 1000 ms", "SLO TPOT 50 ms"} <= texts
+    assert "alpha (synthetic): conc-32.jsonl, c32" in texts  # the run nearest 30 tok/s/user
+    for name in ("alpha", "beta"):
+        system = results["systems"][name]
+        cdf = system["latency_cdf"]
+        point = next(p for p in system["points"] if p["label"] == cdf["run"])
+        # the CDF's P90 is the constrained statistic itself: interactivity = 1 / P90(TPOT)
+        p90 = cdf["tpot_s"][cdf["percentiles"].index(90.0)]
+        assert 1 / p90 == pytest.approx(point["interactivity_tok_s_user"], rel=1e-12)
+        assert cdf["ttft_s"] == sorted(cdf["ttft_s"]) and len(cdf["ttft_s"]) == 51
+    rows = list(csv.DictReader(io.StringIO((out / "figures.csv").read_text())))
+    cdf_rows = [r for r in rows if ".cdf." in r["id"]]
+    assert len(cdf_rows) == 2 * 2 * 51  # every plotted CDF point, in ms
+    alpha = results["systems"]["alpha"]["latency_cdf"]
+    by_id = {r["id"]: r for r in cdf_rows}
+    assert float(by_id["alpha.tpot.cdf.p90"]["value"]) == pytest.approx(alpha["tpot_s"][45] * 1e3)
+    assert (out / "report.md").read_text().count("](figures/latency.svg)") == 1
+
+
+def test_no_latency_figure_without_per_request_data(build):
+    out, _ = build("specs/mi355x-vs-b300.cmp")  # reported figures only
+    assert "latency.svg" not in _svgs(out)

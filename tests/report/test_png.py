@@ -46,4 +46,4 @@ def test_without_cairosvg_a_clear_warning_not_a_failure(in_repo, tmp_path, capsy
 def test_no_png_unless_asked(in_repo, tmp_path):
     out = tmp_path / "out"
     assert main(["build", "specs/synthetic-sweep.cmp", "-o", str(out), "--quiet"]) == 0
-    assert sorted(p.name for p in (out / "figures").iterdir()) == ["frontier.svg"]
+    assert sorted(p.name for p in (out / "figures").iterdir()) == ["frontier.svg", "latency.svg"]

@@ -163,6 +163,14 @@ class Goodput(TypedDict):
     best: GoodputRun | None
 
 
+class LatencyCdf(TypedDict):
+    run: str
+    concurrency: float | None
+    percentiles: list[float]
+    ttft_s: list[float]
+    tpot_s: list[float]
+
+
 class SystemResult(TypedDict):
     name: str
     label: str
@@ -178,6 +186,7 @@ class SystemResult(TypedDict):
     hit_rate_basis: HitRateBasis
     notes: list[str]
     goodput: Goodput | None
+    latency_cdf: LatencyCdf | None
     at_target: AtTarget
     cost: CostResult
     energy: Energy | None

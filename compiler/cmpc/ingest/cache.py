@@ -348,6 +348,14 @@ def _point(row: list[object]) -> RunPoint:
             ok = isinstance(value, dict) and all(
                 v is None or isinstance(v, str | int | float) for v in value.values()
             )
+        elif name == "quantiles":
+            ok = isinstance(value, dict) and all(
+                isinstance(v, list)
+                and all(isinstance(x, int | float) and not isinstance(x, bool) for x in v)
+                for v in value.values()
+            )
+            if ok:
+                values[name] = {str(k): tuple(float(x) for x in v) for k, v in value.items()}
         else:
             ok = value is None or (isinstance(value, int | float) and not isinstance(value, bool))
         if not ok:

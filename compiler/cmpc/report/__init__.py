@@ -13,7 +13,7 @@ from cmpc.report.environment import make_environment
 from cmpc.report.html import to_html
 from cmpc.report.model import View
 from cmpc.report.raster import png_figures
-from cmpc.report.text import Md
+from cmpc.report.text import Md, number
 
 REPORT_TEMPLATE = "report.md.j2"
 
@@ -80,6 +80,25 @@ def render_outputs(
                     ),
                 }
             )
+        if F.has_latency_cdf(results):
+            files["figures/latency.svg"] = F.latency_svg(results, order, labels)
+            figures.append(
+                {
+                    "path": "figures/latency.svg",
+                    "kind": "latency",
+                    "alt": Md("Distributions of per-request TTFT and TPOT, target and SLOs marked"),
+                }
+            )
+            for name, metric, q, ms in F.latency_cdf_points(results, order):
+                view_model.fig.add(
+                    f"{name}.{metric}.cdf.p{q:g}",
+                    f"{metric.upper()} percentile {q:g} of the run nearest the target",
+                    ms,
+                    "ms",
+                    number(ms),
+                    system=name,
+                    source=str(results["systems"][name]["latency_cdf"]["run"]),
+                )
     except Exception as exc:  # a plotting failure must not leave a half-written build
         return {}, [
             error("E605", f"cannot draw the figures: {type(exc).__name__}: {exc}", file="figures/")

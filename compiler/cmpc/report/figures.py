@@ -430,6 +430,90 @@ def summary_svg(
     )
 
 
+def has_latency_cdf(results: JsonObject) -> bool:
+    return any((s or {}).get("latency_cdf") for s in (results.get("systems") or {}).values())
+
+
+def latency_cdf_points(
+    results: JsonObject, order: list[str]
+) -> list[tuple[str, str, float, float]]:
+    """(system, metric, percentile, milliseconds) of every plotted CDF point, for figures.csv."""
+    rows = []
+    for name in order:
+        cdf = ((results.get("systems") or {}).get(name) or {}).get("latency_cdf")
+        if not cdf:
+            continue
+        for metric in ("ttft", "tpot"):
+            for q, v in zip(cdf["percentiles"], cdf[f"{metric}_s"], strict=True):
+                rows.append((name, metric, float(q), float(v) * 1000))
+    return rows
+
+
+def latency_svg(results: JsonObject, order: list[str], labels: dict[str, str]) -> str:
+    """CDFs of per-request TTFT and TPOT per system (the run nearest the target), with the
+    target and the SLOs marked, as AIPerf users read a run first."""
+    systems = results.get("systems") or {}
+    latency = (results.get("conditions") or {}).get("latency") or {}
+    stat = latency.get("statistic") or "p90"
+    panels = []
+    for metric, title in (("ttft", "TTFT"), ("tpot", "TPOT")):
+        marks: list[Any] = []
+        for i, name in enumerate(order):
+            cdf = (systems.get(name) or {}).get("latency_cdf")
+            if not cdf:
+                continue
+            color = COLORS[i % len(COLORS)]
+            label = _text(labels[name])
+            run = _text(cdf["run"]).rsplit("/", 1)[-1]
+            load = f", c{cdf['concurrency']:g}" if _finite(cdf.get("concurrency")) else ""
+            xs = tuple(v * 1000 for v in cdf[f"{metric}_s"])
+            ys = tuple(q / 100 for q in cdf["percentiles"])
+            marks.append(svg.Line(xs, ys, color, f"{label}: {run}{load}", series=i))
+            picks = [j for j, q in enumerate(cdf["percentiles"]) if q in (50.0, 90.0)]
+            marks.append(
+                svg.Points(
+                    tuple(xs[j] for j in picks),
+                    tuple(ys[j] for j in picks),
+                    color,
+                    size=3.0,
+                    tips=tuple(
+                        f"system: {label}\nrun: {_text(cdf['run'])}{load}\n"
+                        f"{title} P{cdf['percentiles'][j]:g}: {number(xs[j])} ms"
+                        for j in picks
+                    ),
+                    series=i,
+                )
+            )
+        target = (latency.get("target") or {}).get("latency_ms")
+        if metric == (latency.get("metric") or "tpot") and _finite(target):
+            marks.append(
+                svg.VLine(target, "black", f"target {statistic_name(stat)} {title} {target:.3g} ms")
+            )
+        for slo_metric, seconds in latency.get("slo") or []:
+            if slo_metric == metric and _finite(seconds):
+                marks.append(
+                    svg.VLine(seconds * 1000, "#7f7f7f", f"SLO {title} {seconds * 1000:g} ms")
+                )
+        panels.append(
+            svg.Axes(
+                tuple(marks),
+                xlabel=f"{title} (ms)",
+                ylabel="share of requests at or below" if metric == "ttft" else "",
+                title=f"{title} per request",
+                ytop=1.0,
+            )
+        )
+    return svg.render(
+        svg.Chart(
+            tuple(panels),
+            "Latency per request: TTFT and TPOT distributions",
+            columns=2,
+            conditions=figure_conditions(results),
+            synthetic=bool(results.get("synthetic")),
+        )
+    )
+
+
 def _curve(front: list[Point], grid: Any, method: str) -> list[float | None]:
     """The frontier as read at each grid point: `read_at`'s values, in one pass for Steffen."""
     if Method(method) is Method.STEFFEN:  # read_at reads steffen_curve one target at a time
