@@ -12,6 +12,7 @@ from cmpc.outcome import Outcome
 
 BUG_URL = "https://github.com/cmpc-dev/cmpc/issues"
 DIAGNOSTIC_FORMATS = ("human", "short", "json", "github")
+TEXT_DIAGNOSTICS = ("human", "short", "github")  # for verbs whose standard output is their own
 
 
 def _percentiles(text: str) -> list[str]:
@@ -37,6 +38,25 @@ def _slo(text: str) -> tuple[str, float]:
     if not ms > 0:
         raise argparse.ArgumentTypeError(f"an SLO limit must be positive, not `{value}`")
     return metric, ms / 1000.0
+
+
+def _export(name: str) -> str:
+    from cmpc.build.exports import EXPORTS  # only when --export is given: check stays fast
+
+    if name not in EXPORTS:
+        known = ", ".join(sorted(EXPORTS))
+        raise argparse.ArgumentTypeError(f"unknown export `{name}` (known: {known})")
+    return name
+
+
+def _gpus(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"`{text}` is not a whole number of GPUs") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a GPU count must be at least 1, not `{text}`")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -105,6 +125,58 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-cache", action="store_true", help="read every run file; neither use nor fill cache"
     )
     build.add_argument("--quiet", action="store_true", help="no progress bar")
+    build.add_argument(
+        "--require",
+        action="append",
+        default=[],
+        metavar="EXPR",
+        help="a policy over results.json paths; a valid build that fails it exits 3",
+    )
+    build.add_argument(
+        "--export",
+        dest="exports",
+        action="append",
+        default=[],
+        type=_export,
+        metavar="NAME",
+        help="also write an export beside results.json (github-benchmark)",
+    )
+
+    diff = verbs.add_parser("diff", help="what a change does to a comparison's conclusions")
+    diff.add_argument("builds", nargs="*", metavar="BUILD", help="BASE HEAD: folders or results")
+    diff.add_argument(
+        "--rev",
+        nargs=2,
+        metavar=("GITREV", "SPEC"),
+        help="build SPEC as it was at GITREV (a temporary worktree) against the working tree",
+    )
+    diff.add_argument("--format", dest="output_format", choices=("md", "json"), default="md")
+    diff.add_argument("--set", dest="sets", action="append", default=[], metavar="PATH=VALUE")
+    diff.add_argument(
+        "--fail-on",
+        action="append",
+        default=[],
+        metavar="POLICY",
+        help="flip | verdict-drop | disclosure-drop | EXPR (true fails); exit 3",
+    )
+    # no `json`: standard output carries the diff itself (`--format json`)
+    diff.add_argument("--diagnostics", dest="format", choices=TEXT_DIAGNOSTICS, default="human")
+
+    compare = verbs.add_parser("compare", help="compare two run files without a spec")
+    compare.add_argument("a", metavar="A", help="run file or glob of side A (the system)")
+    compare.add_argument("b", metavar="B", help="run file or glob of side B (the baseline)")
+    compare.add_argument("--gpus", type=_gpus, default=None, metavar="N")
+    compare.add_argument("--gpus-a", type=_gpus, default=None, metavar="N")
+    compare.add_argument("--gpus-b", type=_gpus, default=None, metavar="N")
+    compare.add_argument("--format", dest="trace_format", default=None, metavar="F")
+    compare.add_argument("--target", default=None, metavar="TARGET", help="e.g. '50 tok/s/user'")
+    compare.add_argument("--statistic", default=None, help="median | mean | pNN")
+    compare.add_argument("--metric", default=None, help="tpot (default) | ttft | e2el | ...")
+    compare.add_argument("--tokens", default=None, help="output | input + output")
+    compare.add_argument("--price-a", default=None, metavar="USD", help="USD per GPU-hour")
+    compare.add_argument("--price-b", default=None, metavar="USD", help="USD per GPU-hour")
+    compare.add_argument("--save-spec", default=None, metavar="FILE")
+    compare.add_argument("--diagnostics", dest="format", choices=TEXT_DIAGNOSTICS, default="human")
 
     cache = verbs.add_parser("cache", help="manage the cache of reduced runs")
     cache_verbs = cache.add_subparsers(dest="cache_verb", metavar="ACTION")
@@ -174,6 +246,43 @@ def _run(args: argparse.Namespace) -> Outcome:
             template_dir=args.template,
             use_cache=not args.no_cache,
             progress=None if args.quiet or not sys.stderr.isatty() else _ProgressBar(),
+            require=args.require,
+            exports=args.exports,
+        )
+    if args.verb == "diff":
+        from cmpc.verbs import diff
+
+        if args.rev and args.builds:
+            raise _Usage("give BASE HEAD or --rev GITREV SPEC, not both")
+        if args.rev:
+            rev, spec = args.rev
+            return diff.diff_revision(
+                rev, spec, output_format=args.output_format, fail_on=args.fail_on, sets=args.sets
+            )
+        if len(args.builds) != 2:
+            raise _Usage("give two builds, BASE HEAD (or --rev GITREV SPEC)")
+        if args.sets:
+            raise _Usage("--set applies to --rev builds; BASE and HEAD are already built")
+        base, head = args.builds
+        return diff.diff_paths(base, head, output_format=args.output_format, fail_on=args.fail_on)
+    if args.verb == "compare":
+        from cmpc.verbs.compare import CompareRequest, compare_runs
+
+        return compare_runs(
+            CompareRequest(
+                a=args.a,
+                b=args.b,
+                gpus_a=args.gpus_a or args.gpus,
+                gpus_b=args.gpus_b or args.gpus,
+                trace_format=args.trace_format,
+                target=args.target,
+                statistic=args.statistic,
+                metric=args.metric,
+                tokens=args.tokens,
+                price_a=args.price_a,
+                price_b=args.price_b,
+            ),
+            save_spec=args.save_spec,
         )
     if args.verb == "cache":
         from cmpc.ingest.cache import clear_cache
@@ -193,6 +302,10 @@ def _run(args: argparse.Namespace) -> Outcome:
             gpus=args.gpus,
         )
     raise AssertionError(f"unhandled verb {args.verb}")
+
+
+class _Usage(Exception):
+    """A combination of options argparse cannot express; reported as argparse reports its own."""
 
 
 class _ProgressBar:
@@ -243,8 +356,8 @@ def _emit(outcome: Outcome, diagnostic_format: str, verb: str) -> None:
         render = diag.RENDERERS[diagnostic_format]
         sys.stderr.write(render(outcome.diagnostics, outcome.sources))
         if diagnostic_format == "human":
-            noun = "file" if verb in ("stats", "sweep") else "spec"
-            text = diag.summary_line(outcome.diagnostics, outcome.checked, noun)
+            noun = {"stats": "file", "sweep": "file", "compare": "file", "diff": "build"}
+            text = diag.summary_line(outcome.diagnostics, outcome.checked, noun.get(verb, "spec"))
             sys.stderr.write(("\n" if text else "") + text)
 
 
@@ -257,7 +370,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             # numpy's overflow and invalid-value warnings on hostile traces are not diagnostics:
             # the figures they touch are checked or shown as n/a, and stderr stays for diagnostics
             warnings.simplefilter("ignore", RuntimeWarning)
-            outcome = _run(args)
+            try:
+                outcome = _run(args)
+            except _Usage as usage:
+                sys.stderr.write(f"cmpc {args.verb}: error: {usage}\n")
+                return 2
         _emit(outcome, getattr(args, "format", None) or "human", args.verb)
         sys.stdout.flush()
         return outcome.code

@@ -386,6 +386,155 @@ def _np_stat(values: np.ndarray, stat: str) -> float:
     return float(np.percentile(values, float(stat[1:])))
 
 
+# LoadGen's summary lines -> (cmpc metric, statistic); its detail log holds the same figures
+# as MLLOG entries (rates to 6 significant digits where the summary prints 2 decimals)
+MLPERF_SUMMARY = {
+    "Min latency (ns)": ("e2el", "min"),
+    "Max latency (ns)": ("e2el", "max"),
+    "Mean latency (ns)": ("e2el", "mean"),
+    "50.00 percentile latency (ns)": ("e2el", "p50"),
+    "90.00 percentile latency (ns)": ("e2el", "p90"),
+    "99.00 percentile latency (ns)": ("e2el", "p99"),
+    "Min First Token latency (ns)": ("ttft", "min"),
+    "Max First Token latency (ns)": ("ttft", "max"),
+    "Mean First Token latency (ns)": ("ttft", "mean"),
+    "50.00 percentile first token latency (ns)": ("ttft", "p50"),
+    "90.00 percentile first token latency (ns)": ("ttft", "p90"),
+    "99.00 percentile first token latency (ns)": ("ttft", "p99"),
+    "Min Time per Output Token (ns)": ("tpot", "min"),
+    "Max Time per Output Token (ns)": ("tpot", "max"),
+    "Mean Time per Output Token (ns)": ("tpot", "mean"),
+    "50.00 percentile time to output token (ns)": ("tpot", "p50"),
+    "90.00 percentile time to output token (ns)": ("tpot", "p90"),
+    "99.00 percentile time to output token (ns)": ("tpot", "p99"),
+}
+MLPERF_RATES = {
+    "requests_per_s": ("Completed samples per second", "Samples per second"),
+    "output_tokens_per_s": ("Completed tokens per second", "Tokens per second"),
+}
+MLPERF_DETAIL_RATES = {
+    "requests_per_s": ("result_completed_samples_per_sec", "result_samples_per_second"),
+    "output_tokens_per_s": ("result_completed_tokens_per_second", "result_tokens_per_second"),
+}
+
+
+def _mlperf_summary(text: str) -> dict[str, str]:
+    """LoadGen's summary as label -> value text (the first of repeated labels)."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        label, sep, value = line.partition(":")
+        if sep and value.strip():
+            out.setdefault(label.strip(), value.strip())
+    return out
+
+
+def _mlperf_detail(text: str) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for line in text.splitlines():
+        if line.startswith(":::MLLOG "):
+            entry = json.loads(line.removeprefix(":::MLLOG "))
+            out.setdefault(entry["key"], entry["value"])
+    return out
+
+
+def _mlperf(case: Path) -> Iterator[Figure]:
+    """Both logs against LoadGen's own figures: the summary's text and the detail's MLLOG
+    values, exact; and the two logs against each other (the same nanoseconds)."""
+    summary = _mlperf_summary((case / "mlperf_log_summary.txt").read_text())
+    detail = _mlperf_detail((case / "mlperf_log_detail.txt").read_text())
+    from_summary = _stats(str(case / "mlperf_log_summary.txt"))
+    from_detail = _stats(str(case / "mlperf_log_detail.txt"))
+    for doc in (from_summary, from_detail):
+        assert doc["format"] == "mlperf" and doc["aggregate_only"] is True
+        assert doc["fields"]["scenario"] == summary["Scenario"] == detail["effective_scenario"]
+        assert doc["fields"]["result_validity"] == summary["Result is"]
+        assert doc["fields"]["result_validity"] == detail["result_validity"]
+        if summary["Scenario"] == "Server":
+            ttft, tpot = summary["ttft_latency (ns)"], summary["tpot_latency (ns)"]
+            yield Figure("ttft constraint ms", doc["fields"]["ttft_constraint_ms"], int(ttft) / 1e6)
+            yield Figure("tpot constraint ms", doc["fields"]["tpot_constraint_ms"], int(tpot) / 1e6)
+        else:
+            assert "ttft_constraint_ms" not in doc["fields"]
+        for label, (metric, stat) in MLPERF_SUMMARY.items():
+            tool = int(summary[label]) * 1e-6 if label in summary else None
+            yield Figure(f"{label}", _ms(doc, metric, stat), tool)
+    for ours, labels in MLPERF_RATES.items():
+        tool = next(float(summary[k]) for k in labels if k in summary)
+        yield Figure(f"summary {ours}", from_summary["throughput"][ours], tool)
+        # the summary rounds to 2 decimals (Server) or 6 digits (Offline); the detail to 6
+        detailed = from_detail["throughput"][ours]
+        yield Figure(f"detail vs summary {ours}", detailed, tool, rtol=5e-3 / tool + 1e-6)
+    for ours, keys in MLPERF_DETAIL_RATES.items():
+        tool = next(float(detail[k]) for k in keys if k in detail)  # type: ignore[arg-type]
+        yield Figure(f"detail {ours}", from_detail["throughput"][ours], tool)
+    samples = detail["result_query_count"] * detail["effective_samples_per_query"]  # type: ignore[operator]
+    yield Figure("detail samples", from_detail["requests"]["succeeded"], samples)
+    yield Figure("detail e2el n", from_detail["metrics"]["e2el_ms"]["n"], samples)
+
+
+# BR latency names -> cmpc's (the BR's TPOT and ITL are each producer's own definitions)
+LLMD_LATENCY = {
+    "ttft": "time_to_first_token",
+    "e2el": "request_latency",
+    "e2e_per_token": "normalized_time_per_output_token",
+}
+LLMD_RATES = {
+    "requests_per_s": "request_rate",
+    "input_tokens_per_s": "input_token_rate",
+    "output_tokens_per_s": "output_token_rate",
+    "total_tokens_per_s": "total_token_rate",
+}
+
+
+def _llmd_report(case: Path) -> Iterator[Figure]:
+    """The partial inference-perf wrote and the composed reports (YAML, JSON) against the
+    partial's own figures, and against inference-perf's native summary of the same run;
+    per-GPU figures against the stack's stated accelerators."""
+    import yaml
+
+    sidecar = _sidecar(case)
+    partial = yaml.safe_load((case / "inference-perf.partial.stage_0.yaml").read_text())
+    aggregate = partial["results"]["request_performance"]["aggregate"]
+    native = FIXTURES / "inference-perf" / sidecar["version"] / sidecar["case"]
+    summary = json.loads((native / "summary_lifecycle_metrics.json").read_text())
+    stack = sidecar["composed"]["stack"][0]["standardized"]
+    gpus = stack["accelerator"]["count"] * stack["replicas"]
+    for name in ("inference-perf.partial.stage_0.yaml", *sidecar["composed"]["files"]):
+        doc = _stats(str(case / name))
+        assert doc["format"] == "llmd-report" and doc["aggregate_only"] is True
+        requests = aggregate["requests"]
+        yield Figure(f"{name} total", doc["requests"]["total"], requests["total"])
+        yield Figure(f"{name} failed", doc["requests"]["failed"], requests["failures"])
+        yield Figure(
+            f"{name} succeeded", doc["requests"]["succeeded"], summary["successes"]["count"]
+        )
+        for ours, theirs in LLMD_RATES.items():
+            tool = aggregate["throughput"][theirs]["mean"]
+            yield Figure(f"{name} {ours}", doc["throughput"][ours], tool)
+            native_key = {"requests_per_s": "requests_per_sec"}.get(ours, ours + "ec")
+            native_rate = summary["successes"]["throughput"][native_key]
+            yield Figure(f"{name} {ours} (native)", doc["throughput"][ours], native_rate)
+            if name != "inference-perf.partial.stage_0.yaml" and ours != "requests_per_s":
+                yield Figure(f"{name} {ours} per gpu", doc["per_gpu"][ours], tool / gpus)
+        if name == "inference-perf.partial.stage_0.yaml":
+            assert "per_gpu" not in doc  # the partial states no deployment
+        else:
+            assert doc["per_gpu"]["num_gpus"] == gpus and doc["fields"]["tp"] == 4
+        for metric, tag in LLMD_LATENCY.items():
+            tool = aggregate["latency"][tag]
+            native_stats = summary["successes"]["latency"][tag]
+            for stat in (*STATS, "min", "max"):
+                yield Figure(f"{name} {metric} {stat}", _ms(doc, metric, stat), tool[stat] * 1e3)
+                key = {"p50": "median"}.get(stat, stat)
+                yield Figure(
+                    f"{name} {metric} {stat} (native)",
+                    _ms(doc, metric, stat),
+                    native_stats[key] * 1e3,
+                )
+            yield Figure(f"{name} {metric} std", _ms(doc, metric, "std"), tool["stddev"] * 1e3)
+        assert doc["metrics"]["tpot_ms"] is None and doc["metrics"]["chunk_gap_ms"] is None
+
+
 TOOLS: dict[str, Callable[[Path], Iterator[Figure]]] = {
     "aiperf": _aiperf,
     "guidellm": _guidellm,
@@ -394,6 +543,8 @@ TOOLS: dict[str, Callable[[Path], Iterator[Figure]]] = {
     "vllm-sweep": _vllm_sweep,
     "sglang": _sglang,
     "inference-perf": _inference_perf,
+    "mlperf": _mlperf,
+    "llmd-report": _llmd_report,
 }
 
 

@@ -15,7 +15,19 @@ from cmpc.diagnostics import Diagnostic, warning
 from cmpc.ingest.points import SystemData
 from cmpc.ir import model as ir
 
-LOAD_KEYS = ("request_rate", "max_concurrency", "conc", "concurrency", "burstiness")
+LOAD_KEYS = (
+    "request_rate",
+    "max_concurrency",
+    "conc",
+    "concurrency",
+    "burstiness",
+    # MLPerf LoadGen: the scenario, a Server run's target QPS and the latency bounds it is held to
+    "scenario",
+    "target_qps",
+    "ttft_constraint_ms",
+    "tpot_constraint_ms",
+    "rate_qps",  # an llm-d benchmark report's requested rate
+)
 
 
 def ratios(

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from cmpc.analysis import types as T
 from cmpc.analysis.hardware import gpu_count, gpus_per_node
 from cmpc.analysis.tokens import accounting
-from cmpc.compute.accounting import TokenRates, counted_tokens, split_input
+from cmpc.compute.accounting import TokenAccounting, TokenRates, counted_tokens, split_input
 from cmpc.compute.frontier import Point, pareto_frontier, read_at
 from cmpc.diagnostics import Diagnostic, warning
 from cmpc.ingest.points import RunPoint, SystemData
@@ -166,6 +166,14 @@ def _rates(point: RunPoint, system: ir.System) -> TokenRates | None:
     )
 
 
+def _output_only(point: RunPoint, counts: TokenAccounting) -> float | None:
+    """Output tokens/s of a run that states no input rate (MLPerf LoadGen counts only the
+    tokens the SUT returns), when the accounting counts no input anyway."""
+    if counts.uncached_input or counts.reused_input:
+        return None
+    return point.output_tok_s
+
+
 def _gpu_count_mismatches(
     comparison: ir.Comparison, system: ir.System, runs: Sequence[RunPoint], gpus: int | None
 ) -> list[Diagnostic]:
@@ -193,7 +201,7 @@ def _run_points(
     for rp in runs:
         denominator = gpus or rp.gpus
         rates = _rates(rp, system)
-        counted = counted_tokens(rates, counts) if rates else None
+        counted = counted_tokens(rates, counts) if rates else _output_only(rp, counts)
         if rates is not None and rates.hit_rate is not None:
             hit_values.append((rates.input_cached, rates.input))
             hit_basis = rates.cache_source.value

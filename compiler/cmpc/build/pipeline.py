@@ -11,6 +11,8 @@ from typing import cast
 from cmpc import __version__
 from cmpc.analysis import types as T
 from cmpc.analysis.results import analyze
+from cmpc.build.exports import EXPORTS
+from cmpc.build.gates import check_policy, parse_all
 from cmpc.build.outputs import check_target, write_atomically
 from cmpc.compile import compile_with_overrides
 from cmpc.diagnostics import Diagnostic, has_errors
@@ -40,13 +42,26 @@ def build_spec(
     use_cache: bool = False,
     cache_dir: str | None = None,
     progress: Progress | None = None,
+    require: Sequence[str] = (),
+    exports: Sequence[str] = (),
+    text: str | None = None,
 ) -> Outcome:
     """Run the whole pipeline; outputs appear only if everything succeeded.
 
     `use_cache` keeps reduced runs in `cache_dir` (default: see `cmpc.ingest.cache.cache_dir`; the
-    CLI turns it on); `progress(done, total)` is called as run files are reduced.
+    CLI turns it on); `progress(done, total)` is called as run files are reduced. `require` are
+    policies (docs/policies.md) checked on the results once the outputs are written: a valid
+    build that fails one exits 3. `exports` name extra outputs (`cmpc.build.exports.EXPORTS`).
+    `text` is the spec's text when it is not on disk (`cmpc compare`); `spec_path` still says
+    where it would be, so its globs resolve in that folder and stay confined to it.
     """
-    source, diagnostics = read_source(spec_path)
+    policies, problems = parse_all(require, "--require")  # a typo fails before any work
+    if problems:
+        return Outcome(diagnostics=tuple(problems))
+    if text is None:
+        source, diagnostics = read_source(spec_path)
+    else:
+        source, diagnostics = SourceFile(display_path(spec_path), text), []
     if source is None:
         return Outcome(diagnostics=tuple(diagnostics))
     sources = {source.name: source}
@@ -90,11 +105,15 @@ def build_spec(
         if has_errors(diagnostics):
             return Outcome(diagnostics=tuple(diagnostics), sources=sources)
         files |= rendered
+    for name in exports:
+        files |= EXPORTS[name](cast(JsonObject, results))
     keep += [spec_dir / i.path for i in inputs]
     diagnostics += write_atomically(target, files, keep)
     if has_errors(diagnostics):  # "wrote" only once the outputs are in place
         return Outcome(diagnostics=tuple(diagnostics), sources=sources)
     summary = _summary(results, display_path(str(target)))
+    for parsed in policies:
+        diagnostics += check_policy(parsed, cast(JsonObject, results))
     return Outcome(stdout=summary, diagnostics=tuple(diagnostics), sources=sources)
 
 

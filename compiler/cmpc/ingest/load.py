@@ -135,6 +135,7 @@ def load_data(
                 metric,
                 stats,
                 slos=tuple(comparison.latency.slo),
+                root=str(spec_dir),
             )
             tasks.append(task)
             steps.append(task)

@@ -20,7 +20,7 @@ from cmpc.diagnostics import Diagnostic
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
 from cmpc.ingest.points import RunPoint, matches, run_point
 from cmpc.metrics import summarize  # imported before workers fork, not once in each
-from cmpc.traces import load_runs, skips_gaps
+from cmpc.traces import companions, load_runs, skips_gaps
 
 Progress = Callable[[int, int], None]
 WORKER_BYTES = 64 << 20  # a forked worker's own memory once refcounts copy its pages (measured)
@@ -37,6 +37,7 @@ class Task:
     metric: str
     statistics: tuple[str, ...]
     slos: tuple[tuple[str, float], ...] = ()
+    root: str | None = None  # the spec's folder: files read beside `path` stay inside it
 
     @property
     def reads_gaps(self) -> bool:
@@ -65,6 +66,8 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
     path = Path(task.path)
     try:
         sha = cache.file_sha256(path) if cache else sha256_of(path)
+        for beside in companions(task.path, task.root):  # a systems JSON changes the reading
+            sha += "+" + (cache.file_sha256(Path(beside)) if cache else sha256_of(Path(beside)))
     except OSError:
         sha = ""  # load_runs below names the file and the reason
     if cache and sha:
@@ -79,7 +82,9 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
 
 def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
     """Format `?` when nothing could be read; `runs` counts the runs `where` kept."""
-    loaded, problems = load_runs(task.path, format=task.format, gaps=task.reads_gaps)
+    loaded, problems = load_runs(
+        task.path, format=task.format, gaps=task.reads_gaps, root=task.root
+    )
     kept = [r for r in loaded if matches(r.fields, task.where)]
     percentiles = tuple(s[1:] for s in task.statistics if s.startswith("p"))
     points: dict[str, list[RunPoint]] = {s: [] for s in task.statistics}

@@ -56,6 +56,8 @@ Format = Literal[
     "llmperf",
     "genai-bench",
     "inference-perf",
+    "mlperf",
+    "llmd-report",
     "inferencex",
     "cmpc",
 ]

@@ -25,6 +25,8 @@ _MODULES = {
     "llmperf": "llmperf",
     "genai-bench": "genai_bench",
     "inference-perf": "inference_perf",
+    "mlperf": "mlperf",
+    "llmd-report": "llmd_report",
     "inferencex": "inferencex",
     "cmpc": "cmpc_jsonl",
 }
@@ -39,19 +41,26 @@ def skips_gaps(fmt: str) -> bool:
     return fmt in _MODULES and getattr(_reader(fmt), "SKIPS_GAPS", False)
 
 
+def companions(path: str, root: str | None = None) -> list[str]:
+    """Files other than `path` whose content its reading depends on (MLPerf: the
+    submission's `systems/<system>.json`), so a cache can key on them too."""
+    found = _reader("mlperf").system_file(path, root)
+    return [] if found is None else [found]
+
+
 def _head(path: str) -> bytes:
     with open(path, "rb") as handle:
         return handle.read(detect.HEAD_BYTES)
 
 
 def load_runs(
-    path: str, *, format: str | None = None, gaps: bool = True
+    path: str, *, format: str | None = None, gaps: bool = True, root: str | None = None
 ) -> tuple[list[Run], list[Diagnostic]]:
     """Every run in one benchmark output file; diagnostics name the file and the record.
 
     With `gaps=False` the caller reads no chunk-gap figure and the runs come back without chunk
     gaps; a reader that can leave them unread (vLLM, cmpc JSONL, AIPerf) neither parses nor
-    checks them.
+    checks them. `root` (a spec's folder) bounds the files a reader may read beside `path`.
     """
     try:
         if os.path.isdir(path):
@@ -135,7 +144,9 @@ def load_runs(
             )
         ]
     try:
-        options = {} if gaps or not skips_gaps(format) else {"gaps": False}
+        options: dict[str, object] = {} if gaps or not skips_gaps(format) else {"gaps": False}
+        if getattr(_reader(format), "READS_BESIDE", False):
+            options["root"] = root
         runs = _reader(format).read(path, format, **options)
     except TraceError as exc:
         return [], [
@@ -190,6 +201,7 @@ def load_runs(
                     "release cmpc is proved on (docs/traces.md)",
                 )
             )
+        diagnostics.extend(getattr(_reader(format), "run_warnings", _no_warnings)(run))
         if run.requests is not None and not run.requests.ok.any():
             diagnostics.append(
                 error(
@@ -203,6 +215,10 @@ def load_runs(
     if has_errors(diagnostics):
         return [], diagnostics
     return (runs if gaps else [_without_gaps(r) for r in runs]), _once(diagnostics)
+
+
+def _no_warnings(run: Run) -> list[Diagnostic]:
+    return []
 
 
 def _once(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -227,4 +243,4 @@ def _without_gaps(run: Run) -> Run:
     )
 
 
-__all__ = ["FORMATS", "Published", "Requests", "Run", "load_runs"]
+__all__ = ["FORMATS", "Published", "Requests", "Run", "companions", "load_runs"]

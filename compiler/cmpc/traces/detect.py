@@ -58,6 +58,14 @@ _SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
         (r'"(tput_per_gpu|request_metrics)"\s*:', r'"(hw|hardware|conc|scenario_type)"\s*:'),
     ),
     "cmpc": ("lines", (r'"cmpc_trace"\s*:',)),
+    # an llm-d Benchmark Report v0.2: JSON, or YAML (text that is not JSON)
+    "llmd-report": (
+        "document",
+        # literal-led, the rarer first: a JSON file without it costs one fast scan
+        (r'request_performance"?\s*:', r'version"?\s*:\s*["\']?0\.2\b'),
+    ),
+    # LoadGen's text logs: only files that are not JSON are searched for these
+    "mlperf": ("text", (r"\A\s*(?::::MLLOG \{|=+\s*\nMLPerf Results Summary\s*\n)",)),
 }
 
 # Files that sit beside benchmark outputs but are summaries only: what to pass instead. Each
@@ -119,6 +127,10 @@ def candidates(head: bytes, among: str | None = None) -> list[str]:
         if want == "object" and shape not in ("object", "lines"):
             continue
         if want == "array" and shape != "array":
+            continue
+        if want == "text" and shape != "other":
+            continue
+        if want == "document" and shape not in ("object", "other"):
             continue
         if all(re.search(p, text) for p in patterns):
             found.append(name)
