@@ -124,7 +124,7 @@ def test_latency_cdfs_from_per_request_data_with_target_and_slos(build):
     for name in ("alpha", "beta"):
         system = results["systems"][name]
         cdf = system["latency_cdf"]
-        point = next(p for p in system["points"] if p["label"] == cdf["run"])
+        point = next(p for p in system["points"] if p["label"] == cdf["label"])
         # the CDF's P90 is the constrained statistic itself: interactivity = 1 / P90(TPOT)
         p90 = cdf["tpot_s"][cdf["percentiles"].index(90.0)]
         assert 1 / p90 == pytest.approx(point["interactivity_tok_s_user"], rel=1e-12)

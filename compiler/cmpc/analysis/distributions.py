@@ -25,7 +25,7 @@ def latency_cdf(comparison: ir.Comparison, runs: Sequence[RunPoint] | None) -> T
 
     run = min(usable, key=distance)
     return {
-        "run": run.label,
+        "label": run.label,
         "concurrency": run.concurrency,
         "percentiles": list(CDF_PERCENTILES),
         "ttft_s": list(run.quantiles["ttft"]),

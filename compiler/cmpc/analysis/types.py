@@ -164,7 +164,7 @@ class Goodput(TypedDict):
 
 
 class LatencyCdf(TypedDict):
-    run: str
+    label: str  # the run, as points name it
     concurrency: float | None
     percentiles: list[float]
     ttft_s: list[float]

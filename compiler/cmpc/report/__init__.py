@@ -97,7 +97,7 @@ def render_outputs(
                     "ms",
                     number(ms),
                     system=name,
-                    source=str(results["systems"][name]["latency_cdf"]["run"]),
+                    source=str(results["systems"][name]["latency_cdf"]["label"]),
                 )
     except Exception as exc:  # a plotting failure must not leave a half-written build
         return {}, [

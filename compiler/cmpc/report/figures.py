@@ -464,7 +464,7 @@ def latency_svg(results: JsonObject, order: list[str], labels: dict[str, str]) -
                 continue
             color = COLORS[i % len(COLORS)]
             label = _text(labels[name])
-            run = _text(cdf["run"]).rsplit("/", 1)[-1]
+            run = _text(cdf["label"]).rsplit("/", 1)[-1]
             load = f", c{cdf['concurrency']:g}" if _finite(cdf.get("concurrency")) else ""
             xs = tuple(v * 1000 for v in cdf[f"{metric}_s"])
             ys = tuple(q / 100 for q in cdf["percentiles"])
@@ -477,7 +477,7 @@ def latency_svg(results: JsonObject, order: list[str], labels: dict[str, str]) -
                     color,
                     size=3.0,
                     tips=tuple(
-                        f"system: {label}\nrun: {_text(cdf['run'])}{load}\n"
+                        f"system: {label}\nrun: {_text(cdf['label'])}{load}\n"
                         f"{title} P{cdf['percentiles'][j]:g}: {number(xs[j])} ms"
                         for j in picks
                     ),
