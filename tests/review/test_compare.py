@@ -47,7 +47,7 @@ def test_the_llmk8s_headline_is_right(capsys):
     assert code == 0, err
     percent = f"{(a / b - 1) * 100:.1f}%"
     assert percent == "38.1%"
-    assert out.startswith(f"a delivers {percent} more total tokens per GPU[^tokens][^norm] than b")
+    assert out.startswith(f"a delivers {percent} more total tokens per GPU[^tokens],[^norm] than b")
     assert f"({a_user:.2f} vs {b_user:.2f} tok/s per user" in out
     assert f"throughput ratio a / b: x{a / b:.4g}" in out
     assert f"a                 1     8  {a:>20.1f}" in out

@@ -71,7 +71,8 @@ def test_hostile_names_stay_text_in_the_browser(tmp_path, browser):  # noqa: F81
     page = _hostile_build(tmp_path)
     browser.get_log("browser")
     browser.get(page.as_uri())
-    points = browser.find_elements(By.CSS_SELECTOR, ".cmpc-point")
+    frontier = browser.find_elements(By.CSS_SELECTOR, "figure svg")[0]
+    points = frontier.find_elements(By.CSS_SELECTOR, ".cmpc-point")
     assert len(points) == 14
     for point in points[:7]:
         browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", point)
