@@ -154,6 +154,32 @@ def test_explain(capsys):
     assert code == 2 and "unknown diagnostic code" in err
 
 
+def test_explain_accepts_a_code_name(capsys):
+    code, out, _ = run(capsys, "explain", "mixed-sweep")
+    assert code == 0 and out.startswith("W413 (mixed-sweep)")
+
+
+def test_explain_suggests_codes_within_two_edits_nearest_first(capsys):
+    code, _, err = run(capsys, "explain", "W4133")
+    assert code == 2 and "did you mean W413 (mixed-sweep) or " in err
+    _, _, err = run(capsys, "explain", "revenue-as-cots")
+    assert err.endswith("did you mean E115 (revenue-as-cost)?\n")
+    _, _, err = run(capsys, "explain", "zzzzzz")
+    assert "did you mean" not in err
+
+
+def test_check_reads_a_spec_from_stdin(monkeypatch, capsys):
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(VALID.read_text()))
+    assert run(capsys, "check", "-")[0] == 0
+    monkeypatch.setattr(
+        sys, "stdin", io.StringIO(VALID.read_text().replace("baseline b", "baseline zz"))
+    )
+    code, _, err = run(capsys, "check", "-")
+    assert code == 1 and "E104" in err and "E001" not in err
+
+
 def test_console_script_runs_from_any_directory(tmp_path):
     script = Path(sys.executable).parent / "cmpc"
     done = subprocess.run(

@@ -106,7 +106,22 @@ def build_parser() -> argparse.ArgumentParser:
     build = verbs.add_parser("build", help="build the report of a spec")
     build.add_argument("spec", metavar="SPEC")
     build.add_argument("-o", "--output", metavar="DIR", help="default: build/<spec-stem>/")
-    build.add_argument("--set", dest="sets", action="append", default=[], metavar="PATH=VALUE")
+    build.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="PATH=VALUE",
+        help="replace a value of the spec, e.g. system.b300.price.as_of=2026-10-01",
+    )
+    build.add_argument(
+        "--unset",
+        dest="unsets",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="remove a key of the spec (applied after every --set)",
+    )
     build.add_argument(
         "--format",
         dest="report_format",
@@ -241,6 +256,7 @@ def _run(args: argparse.Namespace) -> Outcome:
             args.spec,
             out_dir=args.output,
             sets=args.sets,
+            unsets=args.unsets,
             html=args.report_format == "html",
             png=args.png,
             template_dir=args.template,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cache
 
@@ -33,7 +33,8 @@ class Diagnostic:
     """A problem found in a spec, a trace or a build: stable code, where, what, and what to do.
 
     `span` locates it in a spec; trace problems carry `file` and `record` (e.g. "line 17",
-    "`itls[3]`") instead.
+    "`itls[3]`") instead. A build-time problem caused by a spec value names it by `origin`, a
+    JSON pointer into the IR (`/systems/0/runs`), which `located` turns into that value's span.
     """
 
     code: str
@@ -46,6 +47,7 @@ class Diagnostic:
     file: str | None = None
     record: str | None = None
     secondary: tuple[Label, ...] = ()
+    origin: str | None = None
 
     @property
     def path(self) -> str | None:
@@ -61,6 +63,24 @@ def error(code: str, message: str, span: Span | None = None, **kw) -> Diagnostic
 
 def warning(code: str, message: str, span: Span | None = None, **kw) -> Diagnostic:
     return Diagnostic(code, Severity.WARNING, message, span, **kw)
+
+
+def located(diagnostics: Iterable[Diagnostic], origins: Mapping[str, Span]) -> list[Diagnostic]:
+    """Each diagnostic with an `origin` and no span given the span of the spec text behind it.
+
+    The pointer's nearest ancestor with a known span is used (`/systems/0/runs/where` falls back
+    to `/systems/0/runs`), so a diagnostic lands on the closest line the spec wrote.
+    """
+    out = []
+    for d in diagnostics:
+        pointer = d.origin
+        while d.span is None and pointer is not None:
+            if pointer in origins:
+                d = replace(d, span=origins[pointer])
+                break
+            pointer = pointer.rpartition("/")[0] if pointer else None
+        out.append(d)
+    return out
 
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:

@@ -231,7 +231,11 @@ def check_set_equals_edit(builder: Builder, spec: GeneratedSpec) -> None:
     edited = spec.with_sides(Side(**{**side.__dict__, "price": "9.25"}), spec.sides[1])
     by_set = builder.results(spec.text(), f"system.{side.name}.price=9.25 USD/gpu/h")
     by_edit = builder.results(edited.text())
-    drop = frozenset(PROVENANCE | {"basis", "scenario", "as_of", "overrides", "prices", "price"})
+    # who gave the price (`set_on_command_line`) is provenance: the figures must agree
+    drop = frozenset(
+        PROVENANCE
+        | {"basis", "scenario", "as_of", "overrides", "prices", "price", "set_on_command_line"}
+    )
     assert figures(by_set, drop) == figures(by_edit, drop)
     assert close(
         by_set["systems"][side.name]["cost"]["usd_per_gpu_hour"],

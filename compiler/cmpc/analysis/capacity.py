@@ -5,6 +5,7 @@ from __future__ import annotations
 from cmpc.analysis import types as T
 from cmpc.analysis.hardware import gpu_count
 from cmpc.compute.capacity import AttentionKv, LatentKv, fewest_cards, memory_needed, weight_bytes
+from cmpc.diagnostics import Diagnostic, warning
 from cmpc.ir import model as ir
 
 
@@ -39,6 +40,7 @@ def capacity(c: ir.Comparison) -> T.CapacityResult | None:
                 "usable_is_nominal": s.usable_memory_bytes is None,
                 "cards_needed": cards,
                 "cards_declared": gpu_count(s),
+                "fits": _fits(cards, gpu_count(s)),
             }
         )
     return {
@@ -51,3 +53,29 @@ def capacity(c: ir.Comparison) -> T.CapacityResult | None:
         "reserve": cap.reserve,
         "systems": per_system,
     }
+
+
+def _fits(needed: int | None, declared: int | None) -> bool | None:
+    """Whether the declared load fits on the system's cards (None: either count unknown)."""
+    if needed is None or declared is None:
+        return None
+    return needed <= declared
+
+
+def capacity_warnings(c: ir.Comparison, result: T.CapacityResult | None) -> list[Diagnostic]:
+    """W517 for each system on which the declared context and concurrency do not fit."""
+    if result is None:
+        return []
+    return [
+        warning(
+            "W517",
+            f"the declared load does not fit on `{s['system']}`: at a context of "
+            f"{result['context_tokens'] or 0:,} tokens x concurrency {result['concurrency']} it "
+            f"needs {s['cards_needed']} cards, the system has {s['cards_declared']}",
+            file=c.file,
+            help="add cards, or lower `capacity { context }` or `capacity { concurrency }`",
+            origin="/capacity",
+        )
+        for s in result["systems"]
+        if s["fits"] is False
+    ]

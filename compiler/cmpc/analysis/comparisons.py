@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 
 from cmpc.analysis import types as T
@@ -42,8 +43,9 @@ def ratios(
         s_rel, base_rel = _relative(s), _relative(base)
         if s_rel and base_rel and s_rel[0] == base_rel[0] and base_rel[1]:
             per_gpu_ratio = s_rel[1] / base_rel[1]  # both published against one reference
-    price_s = s["cost"]["usd_per_gpu_hour"]
-    price_b = base["cost"]["usd_per_gpu_hour"]
+    # per used GPU-hour: a system billed for more GPUs than it runs on pays for them all
+    price_s = s["cost"]["usd_per_used_gpu_hour"]
+    price_b = base["cost"]["usd_per_used_gpu_hour"]
     price_ratio = price_s / price_b if price_s and price_b else None
     cost_ratio = None
     cost_unavailable = None
@@ -141,9 +143,10 @@ def load(
                 (k, str(rp.fields[k])) for k in LOAD_KEYS if rp.fields.get(k) not in (None, "")
             )
             conditions.add(stated)
-        per_system[system.name] = sorted(
-            ", ".join(f"{k} {v}" for k, v in c) or "not stated" for c in conditions
-        )
+        per_system[system.name] = [
+            ", ".join(f"{k} {v}" for k, v in c) or "not stated"
+            for c in sorted(conditions, key=_numeric_order)
+        ]
     measured = [v for v in per_system.values() if v is not None]
     comparable = None
     if len(measured) >= 2:
@@ -158,5 +161,26 @@ def load(
         + "): their figures are not comparable as a like-for-like test",
         file=comparison.file,
         help="run every system at the same request rates or concurrencies",
+        origin=_first_differing(comparison, per_system),
     )
     return result, [mismatch]
+
+
+def _numeric_order(condition: tuple[tuple[str, str], ...]) -> tuple[tuple[str, float, str], ...]:
+    """Conditions in numeric order of their values (concurrency 2 before 16; `inf` last)."""
+    key = []
+    for name, value in condition:
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.inf
+        key.append((name, number, value))
+    return tuple(key)
+
+
+def _first_differing(comparison: ir.Comparison, per_system: Mapping[str, list[str] | None]) -> str:
+    """The `runs` line of the first measured system whose load differs from the first's."""
+    measured = [(i, v) for i, s in enumerate(comparison.systems) if (v := per_system[s.name])]
+    first = measured[0][1] if measured else None
+    index = next((i for i, v in measured[1:] if v != first), measured[0][0] if measured else 0)
+    return f"/systems/{index}/runs"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cmpc.analysis import types as T
-from cmpc.analysis.hardware import gpus_per_node
+from cmpc.analysis.hardware import billed_gpus, gpu_count, gpus_per_node, used_share
 from cmpc.analysis.tokens import cost_basis_matches
 from cmpc.compute.cost import (
     PowerBasis,
@@ -67,6 +67,7 @@ def hourly_cost(system: ir.System, scenario: str | None) -> T.HourlyCost | None:
             "basis": price.basis,
             "source": price.source,
             "as_of": price.as_of,
+            "set_on_command_line": list(price.set_on_command_line),
         }
     if system.tco is not None:
         parts = _tco_hourly(system.tco)
@@ -76,6 +77,7 @@ def hourly_cost(system: ir.System, scenario: str | None) -> T.HourlyCost | None:
             "basis": "tco",
             "source": system.tco.source,
             "as_of": system.tco.as_of,
+            "set_on_command_line": [],
             "tco": parts,
         }
     return None
@@ -91,10 +93,10 @@ def scale(
         return gpus_per_node(system)
     if per == "rack":
         return system.gpus_per_rack
-    if per == "dollar":
+    if per == "dollar":  # tokens per dollar: the dollars buy the billed GPUs
         if hourly is None:
             return None
-        return 3600 * utilization / hourly["usd_per_gpu_hour"]
+        return 3600 * utilization / hourly["usd_per_gpu_hour"] * used_share(system)
     if per == "mw":
         return 1e6 / system.power.watts_per_gpu if system.power else None
     if per == "joule":
@@ -110,8 +112,12 @@ def cost(
 ) -> T.CostResult:
     """$/M tokens and tokens/$ at the read throughput, for the cost scenario and every price."""
     terms = comparison.cost
+    share = used_share(system)
     out: T.CostResult = {
         "usd_per_gpu_hour": hourly["usd_per_gpu_hour"] if hourly else None,
+        "usd_per_used_gpu_hour": hourly["usd_per_gpu_hour"] / share if hourly else None,
+        "gpus_billed": billed_gpus(system),
+        "gpus_used": gpu_count(system),
         "price": hourly,
         "utilization": terms.utilization,
         "token_basis": terms.per_million,
@@ -121,7 +127,9 @@ def cost(
     }
     if hourly is None:
         return out
-    basis_per_gpu = _cost_basis_throughput(per_gpu, comparison)
+    # the tokens of the used GPUs, paid for at the billed GPUs' price: per billed GPU
+    counted = _cost_basis_throughput(per_gpu, comparison)
+    basis_per_gpu = counted * share if counted else counted
     if basis_per_gpu:
         usd = hourly["usd_per_gpu_hour"]
         out["usd_per_million_tokens"] = cost_per_million_tokens(
@@ -135,6 +143,7 @@ def cost(
             "basis": price.basis,
             "source": price.source,
             "as_of": price.as_of,
+            "set_on_command_line": list(price.set_on_command_line),
             "usd_per_million_tokens": None,
         }
         if basis_per_gpu:

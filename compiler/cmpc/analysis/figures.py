@@ -11,6 +11,7 @@ from cmpc.analysis.distributions import latency_cdf
 from cmpc.analysis.economics import UNITS, cost, energy, hourly_cost, scale
 from cmpc.analysis.hardware import gpu_count
 from cmpc.analysis.reads import goodput, measured_runs, method, point_json, read_system
+from cmpc.analysis.workloads import stale_prices, workload_differences
 from cmpc.diagnostics import Diagnostic
 from cmpc.ingest.points import SystemData
 from cmpc.ir import model as ir
@@ -46,6 +47,7 @@ def figures(
     ]
     headline = comparisons[0] if comparisons else None
     load_result, warnings = load(comparison, data)
+    warnings += workload_differences(comparison, data) + stale_prices(comparison, data)
     return Figures(systems, comparisons, headline, load_result), found + warnings
 
 

@@ -60,6 +60,7 @@ def read_system(
                 f"`{system.name}` cannot reach {target.interactivity_tok_s_user:g} tok/s/user: "
                 "the target is outside its measured frontier (never extrapolated)",
                 file=comparison.file,
+                origin="/latency/target",
             )
         )
     return read, found
@@ -177,17 +178,31 @@ def _output_only(point: RunPoint, counts: TokenAccounting) -> float | None:
 def _gpu_count_mismatches(
     comparison: ir.Comparison, system: ir.System, runs: Sequence[RunPoint], gpus: int | None
 ) -> list[Diagnostic]:
-    """W512 for each run file whose own GPU count differs from the system's."""
-    return [
-        warning(
-            "W512",
-            f"{rp.path}: the file counts {rp.gpus:g} GPUs, system `{system.name}` {gpus}",
-            file=comparison.file,
-            record=f"run {rp.index}",
+    """W512 once for each GPU count the files state that differs from the system's."""
+    if not gpus:
+        return []
+    by_count: dict[float, list[RunPoint]] = {}
+    for rp in runs:
+        if rp.gpus and not math.isclose(rp.gpus, gpus):
+            by_count.setdefault(rp.gpus, []).append(rp)
+    found = []
+    for count, differing in sorted(by_count.items()):
+        files = sorted({rp.path for rp in differing})
+        shown = ", ".join(f"`{f}`" for f in files[:3]) + (
+            f" and {len(files) - 3} more" if len(files) > 3 else ""
         )
-        for rp in runs
-        if rp.gpus and gpus and not math.isclose(rp.gpus, gpus)
-    ]
+        runs_text = f"{len(differing)} run{'s' * (len(differing) != 1)}"
+        found.append(
+            warning(
+                "W512",
+                f"system `{system.name}` counts {gpus} GPUs, but {runs_text} in {shown} "
+                f"count{'s' * (len(differing) == 1)} {count:g}",
+                file=comparison.file,
+                record=None if len(differing) > 1 else f"run {differing[0].index}",
+                origin=f"/systems/{comparison.systems.index(system)}/gpus",
+            )
+        )
+    return found
 
 
 def _run_points(

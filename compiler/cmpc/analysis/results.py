@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from cmpc.analysis import types as T
-from cmpc.analysis.capacity import capacity
+from cmpc.analysis.capacity import capacity, capacity_warnings
 from cmpc.analysis.claims import claim_combinations, claim_result
 from cmpc.analysis.conditions import conditions
 from cmpc.analysis.disclosure import disclosure
@@ -22,6 +22,8 @@ def analyze(
 ) -> tuple[T.Analysis, list[Diagnostic]]:
     """The results model (see schemas/results.schema.json) and the warnings met on the way."""
     at_spec, diagnostics = figures(comparison, data)
+    cap = capacity(comparison)
+    diagnostics += capacity_warnings(comparison, cap)
     results: T.Analysis = {
         "title": comparison.title,
         "question": comparison.question,
@@ -32,10 +34,10 @@ def analyze(
         "headline": at_spec.headline,
         "load": at_spec.load,
         "comparisons": at_spec.comparisons,
-        "claims": [claim_result(c, comparison) for c in comparison.claims],
+        "claims": [claim_result(c, comparison, at_spec.systems) for c in comparison.claims],
         "claim_combinations": claim_combinations(comparison.claims),
         "sensitivity": sensitivity(comparison, data, at_spec.headline),
-        "capacity": capacity(comparison),
+        "capacity": cap,
         "disclosure": disclosure(comparison, at_spec.systems, run_facts(comparison, data)),
     }
     return results, diagnostics + disagreements(comparison, data)

@@ -121,6 +121,7 @@ class HourlyCost(TypedDict):
     basis: CostPriceBasis
     source: str | None
     as_of: str | None
+    set_on_command_line: list[str]  # the parts given with `--set` (amount, source, as_of, ...)
     tco: NotRequired[TcoHourly]  # only when the cost is the system's TCO
 
 
@@ -130,11 +131,16 @@ class PriceScenario(TypedDict):
     basis: CostPriceBasis
     source: str | None
     as_of: str | None
+    set_on_command_line: list[str]
     usd_per_million_tokens: float | None
 
 
 class CostResult(TypedDict):
     usd_per_gpu_hour: float | None
+    # the price per GPU-hour the tokens cost: x billed / used GPUs (= the price when all are used)
+    usd_per_used_gpu_hour: float | None
+    gpus_billed: int | None
+    gpus_used: int | None
     price: HourlyCost | None
     utilization: float
     token_basis: CostBasis
@@ -251,6 +257,17 @@ class CannotDerive(TypedDict):
     missing: str
 
 
+class ClaimComparison(TypedDict):
+    system: str
+    scope: str  # gpu or node
+    unit: str
+    claim_value: float | None
+    system_value: float | None
+    ratio: float | None  # claim / system
+    system_tokens: str  # which tokens the system's figure counts (a claim rarely says)
+    note: str | None  # why there is no ratio
+
+
 class ClaimResult(TypedDict):
     name: str
     value: float
@@ -265,6 +282,7 @@ class ClaimResult(TypedDict):
     derived: list[Derived]
     cannot_derive: list[CannotDerive]
     notes: list[str]
+    compared_with: ClaimComparison | None  # with `compare_to`
 
 
 class ClaimCombination(TypedDict):
@@ -282,6 +300,7 @@ class CapacitySystem(TypedDict):
     usable_is_nominal: bool
     cards_needed: int | None
     cards_declared: int | None
+    fits: bool | None  # the declared load fits on the declared cards (W517 when it does not)
 
 
 class CapacityResult(TypedDict):
@@ -350,7 +369,7 @@ class SpecFile(TypedDict):
 
 class OverrideResult(TypedDict):
     path: str
-    value: str
+    value: str | None  # None: `--unset PATH` removed the key
 
 
 class SourceResult(TypedDict):

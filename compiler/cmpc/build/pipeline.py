@@ -14,8 +14,8 @@ from cmpc.analysis.results import analyze
 from cmpc.build.exports import EXPORTS
 from cmpc.build.gates import check_policy, parse_all
 from cmpc.build.outputs import check_target, write_atomically
-from cmpc.compile import compile_with_overrides
-from cmpc.diagnostics import Diagnostic, has_errors
+from cmpc.compile import compile_spec
+from cmpc.diagnostics import Diagnostic, has_errors, located
 from cmpc.files import display_path, read_source
 from cmpc.ingest.load import Input, load_data
 from cmpc.ingest.reduce import Progress
@@ -35,6 +35,7 @@ def build_spec(
     *,
     out_dir: str | None = None,
     sets: Sequence[str] = (),
+    unsets: Sequence[str] = (),
     render: bool = True,
     html: bool = False,
     png: bool = False,
@@ -65,8 +66,13 @@ def build_spec(
     if source is None:
         return Outcome(diagnostics=tuple(diagnostics))
     sources = {source.name: source}
-    comparison, diagnostics, more_sources, overrides = compile_with_overrides(source, sets)
-    sources |= more_sources
+    compiled = compile_spec(source, sets, unsets)
+    comparison, diagnostics, overrides = (
+        compiled.comparison,
+        compiled.diagnostics,
+        compiled.overrides,
+    )
+    sources |= compiled.sources
     if comparison is None or has_errors(diagnostics):
         return Outcome(diagnostics=tuple(diagnostics), sources=sources)
     target = Path(out_dir) if out_dir else Path("build") / Path(spec_path).stem
@@ -82,11 +88,11 @@ def build_spec(
         cache_dir=Path(cache_dir) if cache_dir else None,
         progress=progress,
     )
-    diagnostics += problems
+    diagnostics += located(problems, compiled.origins)
     if has_errors(diagnostics):
         return Outcome(diagnostics=tuple(diagnostics), sources=sources)
     analysis, warnings = analyze(comparison, data)
-    diagnostics += warnings
+    diagnostics += located(warnings, compiled.origins)
     reported: list[T.WarningResult] = [
         {"code": d.code, "message": d.message}
         for d in sorted(diagnostics, key=Diagnostic.sort_key)

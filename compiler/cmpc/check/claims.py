@@ -10,6 +10,7 @@ from cmpc.check.context import (
 )
 from cmpc.check.decode import decode
 from cmpc.check.values import Field
+from cmpc.compute.claims import compared_at
 from cmpc.ir import model as ir
 from cmpc.language import units
 from cmpc.language import vocabulary as V
@@ -88,21 +89,40 @@ def claim_scope(
         )
         return
     per = normalize.per
-    if scope == per:
+    at = compared_at(per)
+    if scope == at:
         return
-    missing = None
-    if per == "gpu" and gpus is None:
-        missing = "gpus"
-    elif per == "node" and nodes is None:
-        missing = "nodes"
-    elif per not in ("gpu", "node"):
-        missing = "a conversion"
-    if missing:
-        ctx.fail(
-            "E116",
-            f"claim `{name}` is per {scope} but is compared per {per}",
-            field.value_span,
-            label=f"needs the {scope}'s `{missing}` to convert",
-            notes=(f"a per-{per} figure needs the number of {per}s in the {scope}",),
-            help=f"add `{missing} N` to the claim, or drop `compare_to`",
+    key, counted = ("nodes", nodes) if at == "node" else ("gpus", gpus)
+    if counted is not None:
+        return
+    units_of = {"gpu": "GPUs", "node": "nodes"}
+    label = f"needs the number of {units_of[at]} in the {scope} (`{key}`)"
+    word = "GPU" if at == "gpu" else "node"
+    if per == at:
+        message = f"claim `{name}` is per {scope} but is compared per {word}"
+        notes: tuple[str, ...] = (
+            f"a per-{word} figure is the {scope}'s figure divided by the {units_of[at]} in the "
+            f"{scope}",
         )
+    else:
+        message = (
+            f"claim `{name}` is per {scope}; with `normalize per {per}` it is compared per GPU"
+        )
+        notes = (
+            f"a claim states no {_LACKS[per]}, so it is never compared per {_UNIT_WORDS[per]}: "
+            "cmpc compares its per-GPU rate with the system's per-GPU throughput",
+            f"a per-GPU figure is the {scope}'s figure divided by the GPUs in the {scope}",
+        )
+    ctx.fail(
+        "E116",
+        message,
+        field.value_span,
+        label=label,
+        notes=notes,
+        help=f"add `{key} N` to the claim, or drop `compare_to`",
+    )
+
+
+# what a claim would need to be compared per each unit it cannot be, and the unit in words
+_LACKS = {"dollar": "price", "mw": "power", "joule": "power", "rack": "rack size"}
+_UNIT_WORDS = {"dollar": "dollar", "mw": "MW", "joule": "joule", "rack": "rack"}

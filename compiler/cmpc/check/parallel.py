@@ -119,3 +119,24 @@ def node_count(
             else "make `nodes` × `gpus_per_node` equal the GPUs used"
         ),
     )
+
+
+def billed_count(ctx: Context, system: ir.System, billed: Field | None) -> None:
+    """`billed_gpus` counts the GPUs paid for: never fewer than those the system runs on."""
+    used = system.parallel.gpus if system.parallel.declared else system.count
+    if billed is None or system.billed_gpus is None or used is None:
+        return
+    if system.billed_gpus >= used:
+        return
+    ctx.fail(
+        "E127",
+        f"system `{system.name}` is billed for {system.billed_gpus} GPUs but runs on {used}",
+        billed.value_span,
+        label=f"fewer than the {used} GPUs used",
+        notes=(
+            "`billed_gpus` counts the GPUs paid for (whole VMs or nodes), which include every "
+            "GPU the system runs on",
+            f"GPUs used (parallel layout, else accelerator count): {used}",
+        ),
+        help=f"write `billed_gpus {used}` or more, or remove it when every billed GPU is used",
+    )

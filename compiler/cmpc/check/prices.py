@@ -15,8 +15,10 @@ from cmpc.language import units
 from cmpc.language import vocabulary as V
 from cmpc.source import Span
 from cmpc.syntax import tree as st
+from cmpc.syntax.overrides import from_command_line
 
-DEFAULT_MAX_PRICE_AGE_DAYS = 365
+DEFAULT_MAX_PRICE_AGE_DAYS = ir.DEFAULT_MAX_PRICE_AGE_DAYS
+PRICE_PARTS: tuple[V.PricePart, ...] = ("basis", "scenario", "source", "as_of")  # and amount
 
 
 @dataclass(frozen=True)
@@ -61,8 +63,16 @@ def read_price(ctx: Context, field: Field, pointer: str) -> ir.Price | None:
     source = block.field("source")
     if got is None or basis is None:
         return None
+    parts: dict[V.PricePart, tuple[st.Atom, ...]] = {"amount": positional}
+    parts |= {k: f.atoms for k in PRICE_PARTS if (f := block.field(k)) is not None}
+    given = tuple(k for k, atoms in parts.items() if any(from_command_line(a.span) for a in atoms))
     return ir.Price(
-        scenario, got[0], basis, source_ref(ctx, source) if source else None, block["as_of"]
+        scenario,
+        got[0],
+        basis,
+        source_ref(ctx, source) if source else None,
+        block["as_of"],
+        given,
     )
 
 
@@ -137,15 +147,17 @@ def read_cost(ctx: Context, field: Field) -> CostBlock:
         )
     scenario = block.field("scenario")
     age = block.get("max_price_age")
+    max_age = DEFAULT_MAX_PRICE_AGE_DAYS if age is None else age / 86400
     cost = ir.Cost(
         utilization=block["utilization"],
         per_million=block["per_million"],
         blend_input=blend_in,
         blend_output=blend_out,
         scenario=_scenario(ctx, scenario, "a price scenario"),
+        max_price_age_days=max_age,
     )
     return CostBlock(
         cost,
-        DEFAULT_MAX_PRICE_AGE_DAYS if age is None else age / 86400,
+        max_age,
         scenario.value_span if scenario else None,
     )

@@ -104,9 +104,10 @@ def price_ages(
     """Warn when a price is older than the data it prices by more than the allowed age."""
     for s in systems:
         data_date = None
-        if s.reported is not None:
-            src = ctx.sources.get(s.reported.source)
-            data_date = (src.snapshot or src.run_date) if src else None
+        named = s.reported.source if s.reported else (s.runs.source if s.runs else None)
+        src = ctx.sources.get(named) if named else None
+        if src is not None:  # runs without a dated source: the build uses the files' dates
+            data_date = src.snapshot or src.run_date
         if data_date is None:
             continue
         for p in s.prices:

@@ -12,7 +12,7 @@ from cmpc.check.context import (
 )
 from cmpc.check.data import read_reported, read_runs
 from cmpc.check.decode import decode, decode_options
-from cmpc.check.parallel import gpu_count, node_count, read_parallel
+from cmpc.check.parallel import billed_count, gpu_count, node_count, read_parallel
 from cmpc.check.prices import read_power, read_price, read_tco
 from cmpc.check.values import Field
 from cmpc.ir import model as ir
@@ -42,6 +42,9 @@ def read_system(
     block = decode(ctx, field, V.SYSTEM, ir.System)
     one = {k: v[0] for k, v in block.fields.items()}  # the entries read by their own checkers
     accelerator, count, count_span = read_accelerator(ctx, one.get("accelerator"))
+    # where build-time diagnostics about the system, or its GPU count, point
+    ctx.origin(f"{base}/name", field.key_span.to(field.atoms[0].span))
+    ctx.origin(f"{base}/gpus", count_span or field.key_span.to(field.atoms[0].span))
     memory, usable = read_memory(ctx, one.get("memory"))
     engine, version = read_engine(ctx, one.get("engine"))
     parallel = read_parallel(ctx, one.get("parallel"), f"{base}/parallel")
@@ -98,9 +101,11 @@ def read_system(
         reported=reported,
         gpus_per_node=block["gpus_per_node"],
         gpus_per_rack=block["gpus_per_rack"],
+        billed_gpus=block["billed_gpus"],
     )
     gpu_count(ctx, system, one.get("parallel"), count_span)
     node_count(ctx, system, one.get("gpus_per_node"), one.get("nodes"))
+    billed_count(ctx, system, one.get("billed_gpus"))
     reported_statistic(ctx, system, latency, latency_ok, one.get("reported"))
     return system
 

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from cmpc.diagnostics import Diagnostic, Label, error
 from cmpc.language import ranges, units
-from cmpc.language.vocabulary import W, is_word
+from cmpc.language.vocabulary import NAME_VALUED, W, is_word
 from cmpc.source import Span
 from cmpc.syntax import tree as st
 
@@ -54,6 +54,11 @@ def suggest(word: str, candidates: Iterable[str]) -> str | None:
     """The closest candidate, if any is close enough to be a likely typo."""
     found = difflib.get_close_matches(word, sorted(set(candidates)), n=1, cutoff=0.6)
     return found[0] if found else None
+
+
+def _is_name_valued(atom: st.Atom) -> bool:
+    """An option key whose value is a name (`source`): the atom after it is never a key."""
+    return isinstance(atom, st.Name) and atom.value in NAME_VALUED
 
 
 def listing(words: Iterable[str]) -> str:
@@ -314,7 +319,8 @@ class Reader:
                 )
 
         for atom in field.atoms:
-            if isinstance(atom, st.Name) and atom.value in allowed:
+            names_a_value = key_atom is not None and key_atom.value in NAME_VALUED and not current
+            if isinstance(atom, st.Name) and atom.value in allowed and not names_a_value:
                 close()
                 key_atom, current = atom, []
             elif key_atom is None:
@@ -374,7 +380,10 @@ class Reader:
             (
                 i
                 for i, a in enumerate(atoms)
-                if i > 0 and isinstance(a, st.Name) and a.value in allowed
+                if i > 0
+                and isinstance(a, st.Name)
+                and a.value in allowed
+                and not _is_name_valued(atoms[i - 1])
             ),
             None,
         )

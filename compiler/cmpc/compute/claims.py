@@ -113,3 +113,23 @@ def claim_notes(claim: Claim) -> tuple[str, ...]:
     if claim.kind is ClaimKind.REVENUE:
         notes.append("a revenue figure: token price times throughput, not a cost")
     return tuple(notes)
+
+
+def rate_per_unit(rate: float, scope: Scope, at: Scope, count: int | None) -> float | None:
+    """A claim's rate (tok/s over its scope) per GPU or per node of that scope.
+
+    `count` is the number of GPUs (or nodes) in the claim's scope; None when it is not stated.
+    At its own scope the rate is the rate itself.
+    """
+    if scope is at:
+        return rate
+    if at not in (Scope.GPU, Scope.NODE) or not count:
+        return None
+    return rate / count
+
+
+def compared_at(per: str) -> str:
+    """The scope a claim is set beside a system's figure at: per node under `normalize per node`,
+    else per GPU (per dollar, MW or rack figures need a price, power or rack size of the claim's
+    hardware, which a claim does not state)."""
+    return "node" if per == "node" else "gpu"

@@ -46,6 +46,8 @@ class Reduced:
     format: str
     runs: int
     points: Mapping[str, tuple[RunPoint, ...]]
+    # the fields the file's runs state, with their values, before `where` (E504 lists them)
+    fields: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -322,6 +324,7 @@ def _encode(reduced: Reduced) -> JsonObject:
             stat: [[getattr(p, f) for f in _POINT_FIELDS] for p in points]
             for stat, points in reduced.points.items()
         },
+        "fields": {k: list(v) for k, v in reduced.fields},
     }
 
 
@@ -331,7 +334,13 @@ def _decode(doc: JsonObject) -> Reduced:
         points[stat] = tuple(_point(row) for row in rows)
     if not isinstance(doc["format"], str) or type(doc["runs"]) is not int:
         raise TypeError("cache entry: `format` or `runs` has the wrong type")
-    return Reduced(doc["format"], doc["runs"], points)
+    fields = doc.get("fields", {})
+    if not isinstance(fields, dict) or not all(
+        isinstance(v, list) and all(isinstance(x, str) for x in v) for v in fields.values()
+    ):
+        raise TypeError("cache entry: `fields` has the wrong type")
+    stated = tuple((str(k), tuple(v)) for k, v in fields.items())
+    return Reduced(doc["format"], doc["runs"], points, stated)
 
 
 def _point(row: list[object]) -> RunPoint:

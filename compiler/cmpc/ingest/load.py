@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -58,6 +59,66 @@ def _confined(path: Path, root: Path) -> bool:
     return True
 
 
+def runs_origin(comparison: ir.Comparison, system: ir.System) -> str:
+    """The IR pointer of a system's `runs` line (diagnostics about its files point at it)."""
+    return f"/systems/{comparison.systems.index(system)}/runs"
+
+
+def display(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.name
+
+
+# a reader's diagnostics that are about the `runs` line itself (the format it names)
+_ABOUT_THE_SPEC = {"E302", "E303", "E304"}
+
+
+def _in_spec(d: Diagnostic, runs: ir.Runs, origin: str, rel: str) -> Diagnostic:
+    """A reader's diagnostic about the format, pointed at the `runs` line and in its words.
+
+    The file is named as the spec's folder sees it (`data/x.json`), as the `runs` glob does.
+    """
+    if d.code not in _ABOUT_THE_SPEC:
+        return d
+    message = d.message.replace(f"`{d.file}`", f"`{rel}`") if d.file else d.message
+    fix = (
+        (d.help or "").replace("pass `--format ", "write `format ").replace("`--format", "`format")
+    )
+    if d.code == "E304" and fix.startswith("write `format"):
+        fix += f" in the `runs` line (it says `format {runs.format}`)"
+    return dataclasses.replace(d, message=message, help=fix or None, origin=origin)
+
+
+def _nothing_matched(
+    comparison: ir.Comparison, system: ir.System, runs: ir.Runs, stated: dict[str, set[str]]
+) -> Diagnostic:
+    """E504, listing the fields (and values) the runs do state, so a typo shows."""
+    wanted = {k for k, _ in runs.where}
+    notes = [
+        f"`{key}` in these runs: " + ", ".join(f"`{v}`" for v in sorted(stated[key])[:8])
+        for key in sorted(wanted & set(stated))
+    ]
+    missing = sorted(wanted - set(stated))
+    if missing:
+        notes.append(
+            "no run states "
+            + ", ".join(f"`{k}`" for k in missing)
+            + "; the runs state "
+            + (", ".join(f"`{k}`" for k in sorted(stated)) or "no fields")
+        )
+    return error(
+        "E504",
+        f"system `{system.name}`: no run matched `where` "
+        + " ".join(f"{k} {v}" for k, v in runs.where),
+        file=comparison.file,
+        notes=tuple(notes),
+        help="match a value the runs state (`where` compares as `cmpc sweep --where` does)",
+        origin=runs_origin(comparison, system),
+    )
+
+
 def load_data(
     comparison: ir.Comparison,
     spec_dir: Path,
@@ -84,6 +145,7 @@ def load_data(
         if runs is None:
             plans.append((system, []))
             continue
+        at = runs_origin(comparison, system)
         walk_limit = current_limits().walk_entries
         try:
             matches = runfiles.expand(str(spec_dir), runs.glob, limit=walk_limit)
@@ -96,6 +158,7 @@ def load_data(
                     file=comparison.file,
                     help="start the glob with the folder that holds the runs (`data/NAME/*.json`), "
                     f"or raise {Limits.variable('walk_entries')}",
+                    origin=at,
                 )
             )
             plans.append((system, []))
@@ -110,6 +173,7 @@ def load_data(
                     f"more than the limit of {limit}",
                     file=comparison.file,
                     help=f"narrow the glob, or raise {Limits.variable('run_files')}",
+                    origin=at,
                 )
             )
             plans.append((system, []))
@@ -120,9 +184,11 @@ def load_data(
                 steps.append(
                     error(
                         "E503",
-                        f"`{path.name}` resolves outside the spec's folder",
+                        f"system `{system.name}`: `{display(path, spec_dir)}`, matched by "
+                        f"`{runs.glob}`, resolves outside the spec's folder",
                         file=str(path),
                         help="a symbolic link points elsewhere; copy the file instead",
+                        origin=at,
                     )
                 )
                 continue
@@ -168,30 +234,30 @@ def load_data(
                     f"system `{system.name}`: run glob `{runs.glob}` matches no file",
                     file=comparison.file,
                     help=f"the glob is relative to the spec's folder ({spec_dir.name}/)",
+                    origin=runs_origin(comparison, system),
                 )
             )
             continue
         by_stat: dict[str, list[RunPoint]] = {s: [] for s in stats}
+        stated: dict[str, set[str]] = {}
         for step in planned:
             if isinstance(step, Diagnostic):
                 diagnostics.append(step)
                 continue
             result = done[step]
-            diagnostics += result.diagnostics
+            diagnostics += [
+                _in_spec(d, runs, runs_origin(comparison, system), step.rel)
+                for d in result.diagnostics
+            ]
             reduced = result.reduced
+            for key, values in reduced.fields:
+                stated.setdefault(key, set()).update(values)
             if reduced.format != "?" and reduced.runs == 0:
                 continue  # runs were read, but `where` kept none
             inputs.append(Input(step.rel, result.sha256, reduced.format, system.name, reduced.runs))
             for stat in stats:
                 by_stat[stat] += reduced.points.get(stat, ())
         if not any(by_stat.values()) and not has_errors(diagnostics):
-            diagnostics.append(
-                error(
-                    "E504",
-                    f"system `{system.name}`: no run matched `where` "
-                    + " ".join(f"{k} {v}" for k, v in runs.where),
-                    file=comparison.file,
-                )
-            )
+            diagnostics.append(_nothing_matched(comparison, system, runs, stated))
         data[system.name] = SystemData(system.name, {k: tuple(v) for k, v in by_stat.items()})
     return data, inputs, diagnostics

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import (
     FIRST_COMPLETED,
     BrokenExecutor,
@@ -98,7 +98,20 @@ def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
         for stat in task.statistics:
             points[stat].append(run_point(metrics, task.metric, stat, task.rel))
     fmt = loaded[0].format if loaded else "?"
-    return Reduced(fmt, len(kept), {k: tuple(v) for k, v in points.items()}), problems
+    stated = _stated_fields(r.fields for r in loaded)
+    return Reduced(fmt, len(kept), {k: tuple(v) for k, v in points.items()}, stated), problems
+
+
+def _stated_fields(
+    runs_fields: Iterable[Mapping[str, object]], most: int = 8
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each field the runs state, with up to `most` of its distinct values (sorted)."""
+    values: dict[str, set[str]] = {}
+    for fields in runs_fields:
+        for key, value in fields.items():
+            if value not in (None, "") and not isinstance(value, (dict, list)):
+                values.setdefault(str(key), set()).add(str(value))
+    return tuple((k, tuple(sorted(v)[:most])) for k, v in sorted(values.items()))
 
 
 def _workers() -> int:

@@ -18,6 +18,7 @@ from cmpc.language.vocabulary import (
     PercentileMethod,
     PoolRole,
     PowerBasis,
+    PricePart,
     ReadMethod,
     ReportedUnit,
     ReusedMode,
@@ -33,6 +34,8 @@ from cmpc.language.vocabulary import (
 IR_VERSION = "1"
 # Two values whose ratio is within this share of 1 are a tie: the default for `sensitivity { tie }`
 DEFAULT_TIE_BAND = 0.005
+# A price older than the data it prices by more than this many days warns (W130)
+DEFAULT_MAX_PRICE_AGE_DAYS = 365.0
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,8 @@ class Price:
     basis: CostPriceBasis
     source: str | None = None
     as_of: str | None = None
+    # the parts given on the command line (`--set`): amount, basis, scenario, source, as_of
+    set_on_command_line: tuple[PricePart, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -225,6 +230,7 @@ class System:
     reported: Reported | None = None
     gpus_per_node: int | None = None
     gpus_per_rack: int | None = None
+    billed_gpus: int | None = None  # GPUs paid for, when more than those used (whole VMs)
 
 
 @dataclass(frozen=True)
@@ -236,6 +242,7 @@ class Cost:
     blend_input: float | None = None
     blend_output: float | None = None
     scenario: str | None = None
+    max_price_age_days: float = DEFAULT_MAX_PRICE_AGE_DAYS  # older than the data by more: W130
 
 
 @dataclass(frozen=True)

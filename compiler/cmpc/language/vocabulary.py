@@ -45,6 +45,8 @@ PriceBasis = Literal[CostPriceBasis, "revenue"]
 CostBasis = Literal["total", "output", "input", "blended"]
 ClaimKind = Literal["volume", "throughput", "revenue", "price", "cost", "other"]
 Scope = Literal["gpu", "node", "cluster", "fleet"]
+# the parts of a price `--set` can give (ir.Price.set_on_command_line)
+PricePart = Literal["amount", "basis", "scenario", "source", "as_of"]
 Format = Literal[
     "vllm",
     "vllm-sweep",
@@ -187,6 +189,11 @@ class BlockSpec:
         return next(k for k in self.keys if k.name == name)
 
 
+# Keys whose value is one name (a declared source, system or scenario): the word after one of
+# them is that name even when it is also a key word (`runs "x.json" source runs`).
+NAME_VALUED = frozenset({"source", "to", "compare_to", "scenario", "baseline"})
+
+
 def _words(*names: str, kind: KeyKind = "value") -> tuple[KeySpec, ...]:
     return tuple(KeySpec(n, kind) for n in names)
 
@@ -242,6 +249,7 @@ SYSTEM = BlockSpec(
         KeySpec("nodes", "integer"),
         KeySpec("gpus_per_node", "integer"),
         KeySpec("gpus_per_rack", "integer"),
+        KeySpec("billed_gpus", "integer"),
         KeySpec("memory"),
         KeySpec("interconnect", "text"),
         KeySpec("engine"),

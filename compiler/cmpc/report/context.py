@@ -24,6 +24,9 @@ from cmpc.report.words import (
     plural,
 )
 
+SET = "--set"
+COMMAND_LINE = "command line (--set)"
+
 
 def get_in(mapping: object, *keys: object, default: Any = None) -> Any:
     """`mapping[k1][k2]...`, or `default` where any level is missing or None."""
@@ -185,9 +188,74 @@ class Context:
             source=self.price_source(name),
         )
 
+    def billing(self, name: str | None) -> tuple[int, int] | None:
+        """(GPUs billed, GPUs used) when a system pays for more GPUs than it runs on."""
+        cost = get_in(self.systems, name, "cost", default={}) or {}
+        billed, used = cost.get("gpus_billed"), cost.get("gpus_used")
+        if is_number(billed) and is_number(used) and billed != used:
+            return int(billed), int(used)
+        return None
+
+    def used_price_shown(self, name: str | None) -> Md:
+        """The price the tokens cost per used GPU-hour, with its arithmetic when it differs."""
+        billing = self.billing(name)
+        if billing is None:
+            return self.price_shown(name)
+        per_used = get_in(self.systems, name, "cost", "usd_per_used_gpu_hour")
+        shown = self.fig.add(
+            f"{name}.price_per_used_gpu_hour",
+            "price per used GPU-hour (billed / used GPUs)",
+            per_used,
+            "USD/gpu/h",
+            usd(per_used),
+            system=name,
+            source="cmpc",
+        )
+        return Md("{} per used GPU-hour = {} \u00d7 {} billed / {} used GPUs").format(
+            shown, self.price_shown(name), billing[0], billing[1]
+        )
+
     def price_source(self, name: str | None) -> str:
         p = get_in(self.systems, name, "cost", "price", default={})
-        return self.plain_source(p.get("source"), p.get("as_of"))
+        return self.price_plain(p)
+
+    def price_plain(self, price: JsonObject) -> str:
+        """A price's source and date for figures.csv, crediting what `--set` gave."""
+        given = price.get("set_on_command_line") or []
+        src, as_of = price.get("source"), price.get("as_of")
+        if "amount" in given and "source" not in given:
+            title = COMMAND_LINE
+        else:
+            title = (self.sources.get(src) or {}).get("title") or src or "spec"
+            if "source" in given:
+                title += f" (given with {SET})"
+        if as_of:
+            title += f", as of {as_of}" + (f" (given with {SET})" if "as_of" in given else "")
+        return title
+
+    def price_source_md(self, price: JsonObject) -> Md:
+        """A price's source for a table: `--set` when the amount was given on the command line."""
+        given = price.get("set_on_command_line") or []
+        if "amount" in given and "source" not in given:
+            return Md("`--set` (command line)")
+        shown = self.source_title(price.get("source"))
+        return shown + Md(" (`--set`)") if "source" in given else shown
+
+    def price_date_md(self, price: JsonObject) -> Md:
+        given = price.get("set_on_command_line") or []
+        shown = escape(price.get("as_of") or DASH)
+        return shown + Md(" (`--set`)") if "as_of" in given and price.get("as_of") else shown
+
+    def given_by(self, path: str) -> str:
+        """`--set` when the spec value at `path` (`cost.utilization`) was given on the command
+        line, else `spec`."""
+        for o in self.results.get("overrides") or []:
+            steps = [s for s in str(o.get("path") or "").split(".") if s]
+            if steps and steps[0] == "comparison":
+                steps = steps[1:]
+            if ".".join(steps) == path and o.get("value") is not None:
+                return SET
+        return "spec"
 
     def plain_source(self, src: str | None, as_of: str | None = None) -> str:
         """A source as plain text for figures.csv: its title (or name) and date."""

@@ -1,4 +1,4 @@
-"""`--set PATH=VALUE`: replace a scalar of the spec's syntax tree before it is checked."""
+"""`--set PATH=VALUE` and `--unset PATH`: edit a value of the spec's syntax tree before checking."""
 
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ from dataclasses import dataclass, replace
 
 from cmpc.diagnostics import Diagnostic, error
 from cmpc.language import vocabulary as V
-from cmpc.source import SourceFile
+from cmpc.source import SourceFile, Span
 from cmpc.syntax import tree as st
 from cmpc.syntax.parser import parse_spec
 
-# Keys whose entries carry `key value` options after the value: `--set` replaces the value only.
+# Keys whose entries carry `key value` options after the value: `--set` replaces the value only,
+# and `KEY.OPTION` reaches one option (`system.b300.price.as_of`).
 OPTIONS_OF = {
     "price": V.PRICE_OPTIONS,
     "power": V.POWER_OPTIONS,
@@ -23,14 +24,23 @@ OPTIONS_OF = {
 }
 NAMED_BLOCKS = {"system", "source", "claim"}
 ALIASES = {"systems": "system", "sources": "source", "claims": "claim"}
+# A price's own provenance: when `--set` gives a new amount, the spec's source and date described
+# the old one, so they are dropped unless `--set` gives them too.
+PRICE_PROVENANCE = ("source", "as_of")
+SOURCE_PREFIX = "--set #"  # the name of each override's source file (`--set #1`, ...)
 
 
 @dataclass(frozen=True)
 class Override:
-    """One `--set`: the path as written and the value's text."""
+    """One `--set PATH=VALUE` (or, with no value, one `--unset PATH`)."""
 
     path: str
-    value: str
+    value: str | None  # None: remove the key
+
+    @property
+    def text(self) -> str:
+        """The command-line text, as diagnostics show it."""
+        return f"--unset {self.path}" if self.value is None else f"--set {self.path}={self.value}"
 
 
 def parse_override(text: str) -> Override | None:
@@ -40,36 +50,64 @@ def parse_override(text: str) -> Override | None:
     return Override(path.strip(), value.strip())
 
 
+def parse_unset(text: str) -> Override | None:
+    path = text.strip()
+    return Override(path, None) if path and "=" not in path else None
+
+
+def from_command_line(span: Span | None) -> bool:
+    """Whether text at this span was given by `--set` rather than written in the spec."""
+    return span is not None and span.file.startswith(SOURCE_PREFIX)
+
+
 def apply_overrides(
     spec: st.Spec, overrides: list[Override]
 ) -> tuple[st.Spec, list[Diagnostic], dict[str, SourceFile]]:
-    """The spec with each override applied; values are parsed with the spec's own literals."""
+    """The spec with each override applied; values are parsed with the spec's own literals.
+
+    Each override's source file holds its command-line text, so a diagnostic about its value
+    shows `--set PATH=VALUE` with a caret under the value.
+    """
     diagnostics: list[Diagnostic] = []
     sources: dict[str, SourceFile] = {}
     root = spec.root
     for n, override in enumerate(overrides, 1):
-        name = f"--set #{n}"
-        # Parse `path-leaf VALUE` as one entry, so the value gets the same literal rules.
-        source = SourceFile(name, f"v {override.value}")
-        sources[name] = source
-        parsed, problems = parse_spec(source)
-        if parsed is None or parsed.root.body is not None:
-            diagnostics += problems or [
-                error("E501", f"`--set {override.path}` value is not a plain value", file=name)
-            ]
-            continue
+        name = f"{SOURCE_PREFIX}{n}" if override.value is not None else f"--unset #{n}"
+        display = SourceFile(name, override.text)
+        sources[name] = display
+        whole = Span(name, 0, len(override.text))
+        value: tuple[st.Alternative, ...] | None = None
+        if override.value is not None:
+            # `v` then spaces up to the value: the value's offsets are those of the shown text
+            head = len(override.text) - len(override.value)
+            parsed, problems = parse_spec(SourceFile(name, "v" + " " * (head - 1) + override.value))
+            if parsed is None or parsed.root.body is not None:
+                diagnostics += problems or [
+                    error(
+                        "E501",
+                        f"`{override.text}`: the value is not a plain value",
+                        Span(name, head, len(override.text)),
+                        label="a value as a spec writes it, without `{ ... }`",
+                    )
+                ]
+                continue
+            value = parsed.root.alternatives
         steps = [ALIASES.get(s, s) for s in override.path.split(".") if s]
         if steps and steps[0] == "comparison":
             steps = steps[1:]
-        new_root, problem = _set(root, steps, parsed.root.alternatives, override.path)
+        new_root, problem = _set(root, steps, value)
         if problem:
+            path_start = len("--unset ") if override.value is None else len("--set ")
             diagnostics.append(
                 error(
                     "E501",
-                    f"cannot apply `--set {override.path}`: {problem}",
-                    file=name,
+                    f"cannot apply `{override.text}`: {problem}",
+                    Span(name, path_start, path_start + len(override.path))
+                    if override.path
+                    else whole,
+                    label="this path",
                     help="paths name blocks and keys, e.g. `cost.utilization`, "
-                    "`latency.statistic`, `system.mi355x.price`",
+                    "`latency.statistic`, `system.mi355x.price`, `system.mi355x.price.as_of`",
                 )
             )
             continue
@@ -77,8 +115,16 @@ def apply_overrides(
     return replace(spec, root=root), diagnostics, sources
 
 
+def _named(child: st.Entry, label: str) -> bool:
+    return (
+        len(child.atoms) == 1
+        and isinstance(child.atoms[0], st.Name)
+        and child.atoms[0].value == label
+    )
+
+
 def _set(
-    entry: st.Entry, steps: list[str], value: tuple[st.Alternative, ...], path: str
+    entry: st.Entry, steps: list[str], value: tuple[st.Alternative, ...] | None
 ) -> tuple[st.Entry, str | None]:
     if not steps:
         return entry, "the path is empty"
@@ -89,17 +135,28 @@ def _set(
             return entry, f"`{key}` needs a name, e.g. `{key}.NAME.KEY`"
         label, rest = rest[0], rest[1:]
     body = list(entry.body or ())
-    for i, child in enumerate(body):
-        if child.key.value != key:
-            continue
-        if label is not None and not (
-            len(child.atoms) == 1
-            and isinstance(child.atoms[0], st.Name)
-            and child.atoms[0].value == label
-        ):
-            continue
-        if rest:
-            new_child, problem = _set(child, rest, value, path)
+    candidates = [
+        i for i, c in enumerate(body) if c.key.value == key and (label is None or _named(c, label))
+    ]
+    options = OPTIONS_OF.get(key, {})
+    if candidates and rest and key == "price" and rest[0] not in options:
+        # `price.SCENARIO[.PART]`: the price of that scenario (its basis when it names none)
+        scenario, rest = rest[0], rest[1:]
+        candidates = [
+            i for i in candidates if _option_text(body[i], "scenario", "basis") == scenario
+        ]
+        if not candidates:
+            return entry, f"no price of scenario `{scenario}` in the spec"
+    if candidates:
+        i = candidates[0]
+        child = body[i]
+        if rest and key in OPTIONS_OF and rest[0] in options and len(rest) == 1:
+            new_child, problem = _set_option(child, rest[0], value)
+        elif rest:
+            new_child, problem = _set(child, rest, value)
+        elif value is None:
+            del body[i]
+            return replace(entry, body=tuple(body)), None
         else:
             new_child, problem = _replace_value(child, value), None
         if problem:
@@ -108,23 +165,102 @@ def _set(
         return replace(entry, body=tuple(body)), None
     if label is not None:
         return entry, f"no `{key} {label}` in the spec"
+    if value is None:
+        return entry, f"no `{key}` in the spec to remove"
     if rest:  # an absent block: create it, so `--set cost.utilization=40%` works without `cost`
-        created, problem = _set(st.Entry(key=st.Name(value=key), body=()), rest, value, path)
+        created, problem = _set(st.Entry(key=st.Name(value=key), body=()), rest, value)
         if problem:
             return entry, problem
         return replace(entry, body=(*body, created)), None
     return replace(entry, body=(*body, st.Entry(key=st.Name(value=key), alternatives=value))), None
 
 
-def _replace_value(entry: st.Entry, value: tuple[st.Alternative, ...]) -> st.Entry:
-    """New leading value, keeping the entry's options (`basis owning ...`) and body."""
-    options = OPTIONS_OF.get(entry.key.value)
+def _option_text(entry: st.Entry, *names: str) -> str | None:
+    """The first of the named options an entry gives (inline or in its body), as a word."""
+    for name in names:
+        atoms = _option_atoms(entry, name)
+        if atoms and isinstance(atoms[0], st.Name):
+            return atoms[0].value
+    return None
+
+
+def _option_atoms(entry: st.Entry, name: str) -> tuple[st.Atom, ...] | None:
+    start, end = _inline(entry, name)
+    if start is not None:
+        return entry.atoms[start + 1 : end]
+    for child in entry.body or ():
+        if child.key.value == name:
+            return child.atoms
+    return None
+
+
+def _inline(entry: st.Entry, name: str) -> tuple[int | None, int]:
+    """Where an inline option sits among the entry's atoms: (index of its key, end of its value)."""
+    options = OPTIONS_OF.get(entry.key.value, {})
     atoms = entry.atoms
-    if options and len(value) == 1:
-        cut = next(
-            (i for i, a in enumerate(atoms) if isinstance(a, st.Name) and a.value in options),
-            len(atoms),
-        )
-        new_atoms = value[0].atoms + atoms[cut:]
-        return replace(entry, alternatives=(st.Alternative(atoms=new_atoms),))
-    return replace(entry, alternatives=value)
+    for i, atom in enumerate(atoms):
+        if isinstance(atom, st.Name) and atom.value == name:
+            end = next(
+                (j for j, a in enumerate(atoms) if j > i and _is_key(a, options)),
+                len(atoms),
+            )
+            return i, end
+    return None, len(atoms)
+
+
+def _is_key(atom: st.Atom, options: dict[str, bool]) -> bool:
+    return isinstance(atom, st.Name) and atom.value in options
+
+
+def _set_option(
+    entry: st.Entry, name: str, value: tuple[st.Alternative, ...] | None
+) -> tuple[st.Entry, str | None]:
+    """Set (or remove, with no value) one option of an entry, wherever the spec wrote it."""
+    if value is not None and len(value) != 1:
+        return entry, f"`{name}` takes one value, not alternatives"
+    atoms = list(entry.atoms)
+    start, end = _inline(entry, name)
+    body = list(entry.body or ())
+    in_body = next((i for i, c in enumerate(body) if c.key.value == name), None)
+    if value is None and start is None and in_body is None:
+        return entry, f"`{entry.key.value}` has no `{name}` to remove"
+    new = [] if value is None else [st.Name(value=name), *value[0].atoms]
+    if start is not None:
+        atoms[start:end] = new
+    elif in_body is not None:
+        if value is None:
+            del body[in_body]
+        else:
+            body[in_body] = replace(body[in_body], alternatives=value)
+    else:
+        atoms += new
+    return _with(entry, tuple(atoms), tuple(body) if entry.body is not None else None), None
+
+
+def _with(
+    entry: st.Entry, atoms: tuple[st.Atom, ...], body: tuple[st.Entry, ...] | None
+) -> st.Entry:
+    return replace(entry, alternatives=(st.Alternative(atoms=atoms),), body=body)
+
+
+def _replace_value(entry: st.Entry, value: tuple[st.Alternative, ...]) -> st.Entry:
+    """New leading value, keeping the entry's options (`basis owning ...`) and body.
+
+    A price's spec-given source and date are dropped: they were the old amount's.
+    """
+    options = OPTIONS_OF.get(entry.key.value)
+    if not options or len(value) != 1:
+        return replace(entry, alternatives=value)
+    atoms = entry.atoms
+    cut = next(
+        (i for i, a in enumerate(atoms) if isinstance(a, st.Name) and a.value in options),
+        len(atoms),
+    )
+    new = replace(entry, alternatives=(st.Alternative(atoms=value[0].atoms + atoms[cut:]),))
+    if entry.key.value != "price":
+        return new
+    for name in PRICE_PROVENANCE:
+        given = _option_atoms(new, name)
+        if given is not None and not any(from_command_line(a.span) for a in given):
+            new, _ = _set_option(new, name, None)
+    return new

@@ -23,6 +23,7 @@ STATISTIC = re.compile(r"^(mean|median|p\d+(\.\d+)?)$")
 RECIPE_FIELDS = ("tp", "pp", "pcp", "ep", "dcp")
 # Fields that name one system and workload; recipes (parallelism, concurrency) may differ.
 IDENTITY_FIELDS = (
+    "system",  # cmpc's own traces (scripts/make_sample_traces.py) name it so
     "hw",
     "hardware",
     "model",

@@ -32,7 +32,7 @@ def assumptions(ctx: Context) -> list[JsonObject]:
                 "USD/gpu/h",
                 usd,
                 system=name,
-                source=ctx.plain_source(p.get("source"), p.get("as_of")),
+                source=ctx.price_plain(p),
             )
             rows.append(
                 {
@@ -40,8 +40,22 @@ def assumptions(ctx: Context) -> list[JsonObject]:
                     "item": Md("price ({})").format(scenario),
                     "value": shown + Md(" per GPU-hour"),
                     "basis": escape(p.get("basis") or DASH),
-                    "source": ctx.source_title(p.get("source")),
-                    "date": escape(p.get("as_of") or DASH),
+                    "source": ctx.price_source_md(p),
+                    "date": ctx.price_date_md(p),
+                }
+            )
+        billing = ctx.billing(name)
+        if billing is not None:
+            rows.append(
+                {
+                    "system": ctx.label(name),
+                    "item": Md("GPUs billed"),
+                    "value": Md("{} billed, {} used").format(billing[0], billing[1]),
+                    "basis": Md("cost and per-dollar figures pay for every billed GPU"),
+                    "source": Md("`--set`")
+                    if ctx.given_by(f"system.{name}.billed_gpus") != "spec"
+                    else Md("spec"),
+                    "date": Md(DASH),
                 }
             )
         pw = irs.get("power") or {}
@@ -135,7 +149,7 @@ def assumptions(ctx: Context) -> list[JsonObject]:
             "item": Md("utilization"),
             "value": percent(cost.get("utilization")),
             "basis": Md("assumed: share of hours serving at the measured throughput"),
-            "source": Md("spec"),
+            "source": Md("`--set`") if ctx.given_by("cost.utilization") != "spec" else Md("spec"),
             "date": Md(DASH),
         }
     )
@@ -151,7 +165,7 @@ def assumptions(ctx: Context) -> list[JsonObject]:
             "item": Md("cost token basis"),
             "value": value,
             "basis": Md(DASH),
-            "source": Md("spec"),
+            "source": Md("`--set`") if ctx.given_by("cost.per_million") != "spec" else Md("spec"),
             "date": Md(DASH),
         }
     )

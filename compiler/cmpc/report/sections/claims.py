@@ -13,6 +13,7 @@ from cmpc.report.text import (
     gigabytes,
     number,
     percent,
+    ratio,
 )
 
 
@@ -45,6 +46,7 @@ def claims(ctx: Context) -> list[JsonObject]:
             Md("{}: needs {}").format(d.get("quantity"), escape_prose(d.get("missing")))
             for d in c.get("cannot_derive") or []
         ]
+        compared = _compared(ctx, name, c.get("compared_with"))
         facts = [escape(c.get("kind") or DASH), Md("scope {}").format(c.get("scope") or DASH)]
         if c.get("source_title") or c.get("source"):
             facts.append(Md("source {}").format(c.get("source_title") or c.get("source")))
@@ -57,9 +59,67 @@ def claims(ctx: Context) -> list[JsonObject]:
                 "derived": derived,
                 "cannot": cannot,
                 "notes": [escape_prose(n) for n in c.get("notes") or []],
+                "compared": compared,
             }
         )
     return out
+
+
+def _compared(ctx: Context, name: str, cw: object) -> Md | None:
+    """`Beside tp8: ...`, the claim against `compare_to`'s figure at the same scope."""
+    if not isinstance(cw, dict):
+        return None
+    system, unit = cw.get("system"), str(cw.get("unit") or "")
+    per = "GPU" if cw.get("scope") == "gpu" else "node"
+    claim_value, own = cw.get("claim_value"), cw.get("system_value")
+    head = Md("Beside {} (`compare_to`), per {}: ").format(ctx.label(system), per)
+    shown_claim = (
+        ctx.fig.add(
+            f"claim.{name}.per_{cw.get('scope')}",
+            f"claim {name} per {per}",
+            claim_value,
+            unit,
+            number(claim_value),
+            source="cmpc, from the claim",
+        )
+        if is_number(claim_value)
+        else None
+    )
+    shown_own = (
+        ctx.fig.add(
+            f"claim.{name}.{system}.per_{cw.get('scope')}",
+            f"{system} throughput per {per} beside claim {name}",
+            own,
+            unit,
+            number(own),
+            system=system,
+        )
+        if is_number(own)
+        else None
+    )
+    ratio_value = cw.get("ratio")
+    if shown_claim is None or shown_own is None or not is_number(ratio_value):
+        return head + Md("not compared: {}.").format(escape_prose(cw.get("note") or "unknown"))
+    shown_ratio = ctx.fig.add(
+        f"claim.{name}.ratio",
+        f"claim {name} over {system}",
+        ratio_value,
+        "x",
+        ratio(ratio_value),
+    )
+    return head + Md(
+        "the claim's {} {} is {}\u00d7 {}'s {} {}. The claim does not say which tokens it "
+        "counts; {}'s figure counts {} tokens, at the comparison's latency conditions."
+    ).format(
+        shown_claim,
+        unit,
+        shown_ratio,
+        ctx.label(system),
+        shown_own,
+        unit,
+        ctx.label(system),
+        escape(cw.get("system_tokens") or DASH),
+    )
 
 
 def claim_combinations(ctx: Context) -> list[JsonObject]:
@@ -127,6 +187,7 @@ def capacity(ctx: Context) -> JsonObject | None:
                     system=name,
                     source="spec",
                 ),
+                "fits": s.get("fits"),
             }
         )
     return {
@@ -158,4 +219,5 @@ def capacity(ctx: Context) -> JsonObject | None:
             source="spec",
         ),
         "rows": rows,
+        "not_fitting": [row["system"] for row in rows if row["fits"] is False],
     }

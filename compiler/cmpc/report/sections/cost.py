@@ -159,8 +159,16 @@ def _cost_steps(ctx: Context, c: JsonObject) -> dict[str, Any]:
         + (Md(" (not {}).").format(percent(abs(pg - 1))) if not math.isclose(pg, 1) else Md("."))
     )
     if is_number(pr) and is_number(cr):
-        ps = get_in(ctx.systems, name, "cost", "usd_per_gpu_hour")
-        pb = get_in(ctx.systems, base, "cost", "usd_per_gpu_hour")
+        ps = get_in(ctx.systems, name, "cost", "usd_per_used_gpu_hour")
+        pb = get_in(ctx.systems, base, "cost", "usd_per_used_gpu_hour")
+        for n in (name, base):
+            billing = ctx.billing(n)
+            if billing is not None:
+                lines.append(
+                    Md("{} is billed for {} GPUs and runs on {}: {}.").format(
+                        ctx.label(n), billing[0], billing[1], ctx.used_price_shown(n)
+                    )
+                )
         lines.append(
             Md(
                 "At the declared prices, cost per token scales by ({} / {}) / {} = {} / {} = {}: "

@@ -198,22 +198,46 @@ def _fn_price(ctx: Context) -> Md:
     parts = [
         Md(
             "Cost per million {} tokens = price per GPU-hour / (throughput "
-            "per GPU \u00d7 3600 s \u00d7 utilization) \u00d7 10^6, at utilization {}."
-        ).format(basis, percent(cost.get("utilization")))
+            "per GPU \u00d7 3600 s \u00d7 utilization) \u00d7 10^6, at utilization {}{}."
+        ).format(
+            basis,
+            percent(cost.get("utilization")),
+            Md(" (set on the command line, `--set`)")
+            if ctx.given_by("cost.utilization") != "spec"
+            else Md(""),
+        )
     ]
     prices = []
     for n in ctx.order:
         p = get_in(ctx.systems, n, "cost", "price", default={})
         if is_number(p.get("usd_per_gpu_hour")):
             bits = [ctx.price_shown(n) + Md(" per GPU-hour"), Md("{} basis").format(p.get("basis"))]
+            billing = ctx.billing(n)
+            if billing is not None:
+                bits.append(
+                    Md("billed for {} GPUs, runs on {}: {}").format(
+                        billing[0], billing[1], ctx.used_price_shown(n)
+                    )
+                )
+            given = p.get("set_on_command_line") or []
+            if "amount" in given:
+                bits.append(Md("set on the command line (`--set`)"))
             if p.get("source"):
-                bits.append(Md("source {}").format(ctx.source_title(p["source"])))
+                bits.append(Md("source {}").format(ctx.price_source_md(p)))
             if p.get("as_of"):
-                bits.append(Md("as of {}").format(p["as_of"]))
+                bits.append(Md("as of {}").format(ctx.price_date_md(p)))
             prices.append(Md("{} {}").format(ctx.label(n), Md(", ").join(bits)))
         else:
             prices.append(Md("{} no price").format(ctx.label(n)))
     parts.append(Md("Prices: {}.").format(Md("; ").join(prices)))
+    if any(ctx.billing(n) is not None for n in ctx.order):
+        parts.append(
+            Md(
+                "A system billed for more GPUs than it runs on pays for all of them: its cost "
+                "per token uses the price per used GPU-hour (price \u00d7 GPUs billed / GPUs "
+                "used), its per-GPU throughput the GPUs used."
+            )
+        )
     h = ctx.results.get("headline") or {}
     pg = h.get("per_gpu_throughput_ratio")
     if is_number(pg):

@@ -103,8 +103,10 @@ def headline(ctx: Context) -> JsonObject:
             h.get("system"),
             band,
         )
-        declared["prices"] = Md(" vs ").join(
-            ctx.price_shown(n) for n in (h.get("system"), h.get("baseline"))
+        pair = (h.get("system"), h.get("baseline"))
+        billed = any(ctx.billing(n) is not None for n in pair)
+        declared["prices"] = Md(", vs " if billed else " vs ").join(
+            ctx.used_price_shown(n) for n in pair
         )
         out["declared"] = declared
     elif h.get("cost_unavailable"):

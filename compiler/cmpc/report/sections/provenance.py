@@ -38,6 +38,8 @@ def provenance(ctx: Context) -> JsonObject:
         Md("{} = {}").format(
             code(o.get("path"), in_table=False), code(o.get("value"), in_table=False)
         )
+        if o.get("value") is not None
+        else Md("{} removed (`--unset`)").format(code(o.get("path"), in_table=False))
         for o in ctx.results.get("overrides") or []
     ]
     warnings = [

@@ -64,6 +64,18 @@ def _system(ctx: Context, name: str) -> dict[str, Any]:
         f"{name}.gpus", "GPUs", gpus, "gpus", number(gpus), system=name, source="spec"
     )
     rows.append((Md("GPUs (the per-GPU denominator)"), shown + ctx.parallel_note(irs)))
+    billing = ctx.billing(name)
+    if billing is not None:
+        billed = ctx.fig.add(
+            f"{name}.gpus_billed",
+            "GPUs billed",
+            billing[0],
+            "gpus",
+            number(billing[0]),
+            system=name,
+            source="spec",
+        )
+        rows.append((Md("GPUs billed (cost and per-dollar figures)"), billed))
     mem = irs.get("memory_bytes")
     if is_number(mem):
         text = Md("{} per GPU").format(gigabytes(mem))
