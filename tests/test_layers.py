@@ -30,10 +30,13 @@ ALLOWED: dict[str, set[str]] = {
     "verbs": BASE
     | {"language", "syntax", "ir", "check", "compile", "traces", "metrics", "compute"}
     | {"ingest", "analysis", "report", "build"},
+    "api": BASE
+    | {"language", "syntax", "ir", "check", "compile", "traces", "metrics", "compute"}
+    | {"ingest", "analysis", "report", "build"},
     "cli": BASE | {"verbs", "build", "ingest"},
 }
 BASE_MODULES = {"cmpc", "source", "diagnostics", "outcome", "limits", "codes", "files"}
-BASE_MODULES |= {"safe_text", "safefs", "jsontypes", "_fastscan"}
+BASE_MODULES |= {"safe_text", "safefs", "jsontypes", "_fastscan", "callable_package"}
 # Imports inside functions are for the CLI's start-up (a verb loads only what it runs).
 LAZY_ALLOWED = {"cmpc.cli"}
 OPTIONAL = {"cmpc._fastscan"}  # the optional C scanner: absent without a compiler

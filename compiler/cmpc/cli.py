@@ -40,6 +40,16 @@ def _slo(text: str) -> tuple[str, float]:
     return metric, ms / 1000.0
 
 
+def _accuracy(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"`{text}` is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"a relative accuracy is in (0, 1), not `{text}`")
+    return value
+
+
 def _export(name: str) -> str:
     from cmpc.build.exports import EXPORTS  # only when --export is given: check stays fast
 
@@ -154,7 +164,24 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         type=_export,
         metavar="NAME",
-        help="also write an export beside results.json (github-benchmark)",
+        help="also write an export beside results.json (repeatable): github-benchmark, "
+        "parquet (runs, figures), requests (per request)",
+    )
+    build.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="reduce run files on a Dask cluster (default: $CMPC_SCHEDULER, else local cores)",
+    )
+    build.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let run globs name fsspec URLs (s3://, gs://, https://): reads the network",
+    )
+    build.add_argument(
+        "--sketch",
+        type=_accuracy,
+        metavar="ALPHA",
+        help="percentiles from a DDSketch of relative accuracy ALPHA (e.g. 0.01); default: exact",
     )
 
     diff = verbs.add_parser("diff", help="what a change does to a comparison's conclusions")
@@ -250,20 +277,27 @@ def _run(args: argparse.Namespace) -> Outcome:
             slos=dict(args.slo),
         )
     if args.verb == "build":
+        from cmpc.build.model import Options
         from cmpc.build.pipeline import build_spec
 
+        options = Options(
+            html=args.report_format == "html",
+            template_dir=args.template,
+            use_cache=not args.no_cache,
+            progress=None if args.quiet or not sys.stderr.isatty() else _ProgressBar(),
+            scheduler=args.scheduler,
+            remote=args.allow_remote,
+            sketch=args.sketch,
+            exports=tuple(args.exports),
+            png=args.png,
+        )
         return build_spec(
             args.spec,
             out_dir=args.output,
             sets=args.sets,
             unsets=args.unsets,
-            html=args.report_format == "html",
-            png=args.png,
-            template_dir=args.template,
-            use_cache=not args.no_cache,
-            progress=None if args.quiet or not sys.stderr.isatty() else _ProgressBar(),
             require=args.require,
-            exports=args.exports,
+            options=options,
         )
     if args.verb == "diff":
         from cmpc.verbs import diff

@@ -72,11 +72,20 @@ class CostConditions(TypedDict):
     scenario: str | None
 
 
+class PercentileSketch(TypedDict):
+    library: str
+    kind: str
+    relative_accuracy: float
+    bound: str
+    exact: list[str]
+
+
 class Conditions(TypedDict):
     latency: LatencyConditions
     tokens: TokenConditions
     normalize: NormalizeConditions
     cost: CostConditions
+    percentile_sketch: NotRequired[PercentileSketch]  # only with `--sketch`
 
 
 # -- one system ---------------------------------------------------------------------------------

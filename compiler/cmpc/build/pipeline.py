@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import cast
 
 from cmpc import __version__
 from cmpc.analysis import types as T
 from cmpc.analysis.results import analyze
-from cmpc.build.exports import EXPORTS
+from cmpc.build.exports import export_files, unknown_exports
 from cmpc.build.gates import check_policy, parse_all
+from cmpc.build.model import Built, Options
 from cmpc.build.outputs import check_target, write_atomically
 from cmpc.compile import compile_spec
-from cmpc.diagnostics import Diagnostic, has_errors, located
+from cmpc.diagnostics import Diagnostic, error, has_errors, located
 from cmpc.files import display_path, read_source
+from cmpc.ingest.cluster import connected, scheduler_address
 from cmpc.ingest.load import Input, load_data
 from cmpc.ingest.reduce import Progress
+from cmpc.ingest.remote import is_url
+from cmpc.ingest.sketch import available as sketch_available
+from cmpc.ingest.sketch import sketch_condition
 from cmpc.ir import model as ir
 from cmpc.jsontypes import JsonObject
 from cmpc.outcome import Outcome
@@ -46,6 +54,7 @@ def build_spec(
     require: Sequence[str] = (),
     exports: Sequence[str] = (),
     text: str | None = None,
+    options: Options | None = None,
 ) -> Outcome:
     """Run the whole pipeline; outputs appear only if everything succeeded.
 
@@ -54,17 +63,64 @@ def build_spec(
     policies (docs/policies.md) checked on the results once the outputs are written: a valid
     build that fails one exits 3. `exports` name extra outputs (`cmpc.build.exports.EXPORTS`).
     `text` is the spec's text when it is not on disk (`cmpc compare`); `spec_path` still says
-    where it would be, so its globs resolve in that folder and stay confined to it.
+    where it would be, so its globs resolve in that folder and stay confined to it. `options`,
+    when given, replaces the keyword arguments from `render` to `progress` (and `exports`).
     """
     policies, problems = parse_all(require, "--require")  # a typo fails before any work
     if problems:
         return Outcome(diagnostics=tuple(problems))
+    if options is None:
+        options = Options(render, html, template_dir, use_cache, cache_dir, progress)
+    if exports:
+        options = dataclasses.replace(options, exports=(*options.exports, *exports))
+    if png:
+        options = dataclasses.replace(options, png=True)
+    target = Path(out_dir) if out_dir else Path("build") / Path(spec_path).stem
+    keep = [Path(spec_path), *([Path(options.template_dir)] if options.template_dir else [])]
+    built = compute_build(
+        spec_path,
+        sets,
+        options,
+        before_load=lambda: check_target(target, keep),
+        text=text,
+        unsets=unsets,
+    )
+    diagnostics = list(built.diagnostics)
+    if built.results is None or has_errors(diagnostics):
+        return Outcome(diagnostics=tuple(diagnostics), sources=built.sources)
+    spec_dir = Path(spec_path).resolve().parent
+    keep += [spec_dir / i.path for i in built.inputs if not is_url(i.path)]
+    diagnostics += write_atomically(target, dict(built.files), keep)
+    if has_errors(diagnostics):  # "wrote" only once the outputs are in place
+        return Outcome(diagnostics=tuple(diagnostics), sources=built.sources)
+    summary = _summary(built.results, display_path(str(target)))
+    for parsed in policies:
+        diagnostics += check_policy(parsed, cast(JsonObject, built.results))
+    return Outcome(stdout=summary, diagnostics=tuple(diagnostics), sources=built.sources)
+
+
+def compute_build(
+    spec_path: str,
+    sets: Sequence[str] = (),
+    options: Options | None = None,
+    *,
+    before_load: Callable[[], list[Diagnostic]] | None = None,
+    text: str | None = None,
+    unsets: Sequence[str] = (),
+) -> Built:
+    """Check the spec, read its runs and compute every output in memory; write nothing.
+
+    `before_load` runs once the spec is valid and before any run file is read (the CLI checks
+    its output folder there, so a refused folder fails fast); `text` is the spec's text when it
+    is not on disk (see `build_spec`).
+    """
+    options = options or Options()
     if text is None:
         source, diagnostics = read_source(spec_path)
     else:
         source, diagnostics = SourceFile(display_path(spec_path), text), []
     if source is None:
-        return Outcome(diagnostics=tuple(diagnostics))
+        return Built(None, {}, tuple(diagnostics), {})
     sources = {source.name: source}
     compiled = compile_spec(source, sets, unsets)
     comparison, diagnostics, overrides = (
@@ -73,54 +129,87 @@ def build_spec(
         compiled.overrides,
     )
     sources |= compiled.sources
+
+    def failed() -> Built:
+        return Built(None, {}, tuple(diagnostics), sources)
+
     if comparison is None or has_errors(diagnostics):
-        return Outcome(diagnostics=tuple(diagnostics), sources=sources)
-    target = Path(out_dir) if out_dir else Path("build") / Path(spec_path).stem
-    keep = [Path(spec_path), *([Path(template_dir)] if template_dir else [])]
-    diagnostics += check_target(target, keep)  # before any work: a refused folder fails fast
+        return failed()
+    if before_load is not None:
+        diagnostics += before_load()
+    diagnostics += unknown_exports(options.exports)
     if has_errors(diagnostics):
-        return Outcome(diagnostics=tuple(diagnostics), sources=sources)
+        return failed()
+    if options.sketch is not None and not sketch_available():
+        diagnostics.append(
+            error(
+                "E509",
+                "`--sketch` needs ddsketch, which is not installed",
+                help="pip install 'cmpc[sketch]'",
+            )
+        )
+        return failed()
     spec_dir = Path(spec_path).resolve().parent
-    data, inputs, problems = load_data(
-        comparison,
-        spec_dir,
-        use_cache=use_cache,
-        cache_dir=Path(cache_dir) if cache_dir else None,
-        progress=progress,
-    )
+    with _executor(options) as (executor, problems):
+        diagnostics += problems
+        if has_errors(diagnostics):
+            return failed()
+        data, inputs, problems = load_data(
+            comparison,
+            spec_dir,
+            use_cache=options.use_cache,
+            cache_dir=Path(options.cache_dir) if options.cache_dir else None,
+            progress=options.progress,
+            executor=executor,
+            remote=options.remote,
+            sketch=options.sketch,
+        )
     diagnostics += located(problems, compiled.origins)
     if has_errors(diagnostics):
-        return Outcome(diagnostics=tuple(diagnostics), sources=sources)
+        return failed()
     analysis, warnings = analyze(comparison, data)
     diagnostics += located(warnings, compiled.origins)
     reported: list[T.WarningResult] = [
         {"code": d.code, "message": d.message}
         for d in sorted(diagnostics, key=Diagnostic.sort_key)
-        # cache trouble (W7xx) changes how, not what, a build computes: results stay identical
+        # cache and cluster trouble (W7xx) changes how, not what, a build computes
         if d.severity == "warning" and not d.code.startswith("W7")
     ]
     results = _envelope(analysis, comparison, source, inputs, overrides, reported)
+    if options.sketch is not None:
+        results["conditions"]["percentile_sketch"] = cast(
+            T.PercentileSketch, sketch_condition(options.sketch)
+        )
     files: dict[str, str | bytes] = {
         "results.json": json.dumps(results, sort_keys=True, indent=2) + "\n"
     }
-    if render:
+    if options.render:
         # report/ reads the results as the JSON document they are (it does not take T.Results yet)
         document = cast(JsonObject, results)
-        rendered, problems = render_outputs(document, html=html, template_dir=template_dir, png=png)
+        rendered, problems = render_outputs(
+            document, html=options.html, template_dir=options.template_dir, png=options.png
+        )
         diagnostics += problems
         if has_errors(diagnostics):
-            return Outcome(diagnostics=tuple(diagnostics), sources=sources)
+            return failed()
         files |= rendered
-    for name in exports:
-        files |= EXPORTS[name](cast(JsonObject, results))
-    keep += [spec_dir / i.path for i in inputs]
-    diagnostics += write_atomically(target, files, keep)
-    if has_errors(diagnostics):  # "wrote" only once the outputs are in place
-        return Outcome(diagnostics=tuple(diagnostics), sources=sources)
-    summary = _summary(results, display_path(str(target)))
-    for parsed in policies:
-        diagnostics += check_policy(parsed, cast(JsonObject, results))
-    return Outcome(stdout=summary, diagnostics=tuple(diagnostics), sources=sources)
+    built = Built(results, files, tuple(diagnostics), sources, data, tuple(inputs), spec_dir)
+    exported, problems = export_files(built, options.exports)
+    diagnostics += problems
+    if has_errors(diagnostics):
+        return failed()
+    return dataclasses.replace(built, files=files | exported, diagnostics=tuple(diagnostics))
+
+
+@contextlib.contextmanager
+def _executor(options: Options) -> Iterator[tuple[Executor | None, list[Diagnostic]]]:
+    """The executor given, else a Dask cluster's when a scheduler is named, else None (local)."""
+    address = scheduler_address(options.scheduler)
+    if options.executor is not None or address is None:
+        yield options.executor, []
+        return
+    with connected(address) as found:
+        yield found
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,3 +8,7 @@ One module per block then keeps only what the declaration cannot say: `compariso
 `data` (runs, reported), `capacity`, `claims`, `sensitivity`, `disclosure`; `rules` holds the
 rules across blocks. `hidden` warns of hidden characters in the text.
 """
+
+from cmpc.callable_package import make_callable
+
+make_callable(__name__)  # `cmpc.check(...)` is the API function (cmpc.api.check)

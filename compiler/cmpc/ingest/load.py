@@ -5,10 +5,12 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 
 from cmpc.diagnostics import Diagnostic, error, has_errors, warning
+from cmpc.ingest import remote as _remote
 from cmpc.ingest import runfiles
 from cmpc.ingest.cache import DEFAULT_NAME, Cache
 from cmpc.ingest.cache import cache_dir as default_cache_dir
@@ -126,17 +128,23 @@ def load_data(
     use_cache: bool = False,
     cache_dir: Path | None = None,
     progress: Progress | None = None,
+    executor: Executor | None = None,
+    remote: bool = False,
+    sketch: float | None = None,
 ) -> tuple[dict[str, SystemData], list[Input], list[Diagnostic]]:
     """Read each system's run files (confined to the spec's folder) and reduce them to points.
 
     Reductions come from the content-hash cache when it holds them; the rest are read in
-    parallel across cores. Either way the points are those a serial read gives.
+    parallel across cores, or on `executor` (a cluster). Either way the points are those a
+    serial read gives. Run globs that are URLs are read only with `remote`; `sketch` (a
+    relative accuracy) takes percentiles from a DDSketch instead of exactly.
     """
     data: dict[str, SystemData] = {}
     inputs: list[Input] = []
     diagnostics: list[Diagnostic] = []
     stats = tuple(statistics_needed(comparison))
     metric = comparison.latency.metric
+    slos = tuple(comparison.latency.slo)
     # each system's steps: a task per confined file, a diagnostic per refused one; None: no file
     plans: list[tuple[ir.System, list[Task | Diagnostic] | None]] = []
     tasks: list[Task] = []
@@ -147,6 +155,16 @@ def load_data(
             continue
         at = runs_origin(comparison, system)
         walk_limit = current_limits().walk_entries
+        if _remote.is_url(runs.glob):
+            found, problems = _remote_files(system, runs.glob, spec_dir, remote, comparison.file)
+            diagnostics += problems
+            steps: list[Task | Diagnostic] = [
+                Task(url, url, runs.format, tuple(runs.where), metric, stats, slos, sketch)
+                for url in found
+            ]
+            tasks += [t for t in steps if isinstance(t, Task)]
+            plans.append((system, steps if found or problems else None))
+            continue
         try:
             matches = runfiles.expand(str(spec_dir), runs.glob, limit=walk_limit)
         except runfiles.WalkTooLarge:
@@ -178,7 +196,7 @@ def load_data(
             )
             plans.append((system, []))
             continue
-        steps: list[Task | Diagnostic] = []
+        steps = []
         for path in files:
             if not _confined(path, spec_dir):
                 steps.append(
@@ -200,7 +218,8 @@ def load_data(
                 tuple(runs.where),
                 metric,
                 stats,
-                slos=tuple(comparison.latency.slo),
+                slos=slos,
+                sketch=sketch,
                 root=str(spec_dir),
             )
             tasks.append(task)
@@ -221,7 +240,8 @@ def load_data(
                 )
             )
             cache = None
-    done = dict(zip(tasks, reduce_all(tasks, cache=cache, progress=progress), strict=True))
+    outcomes = reduce_all(tasks, cache=cache, progress=progress, executor=executor)
+    done = dict(zip(tasks, outcomes, strict=True))
     for system, planned in plans:
         runs = system.runs
         if runs is None:
@@ -261,3 +281,70 @@ def load_data(
             diagnostics.append(_nothing_matched(comparison, system, runs, stated))
         data[system.name] = SystemData(system.name, {k: tuple(v) for k, v in by_stat.items()})
     return data, inputs, diagnostics
+
+
+def _remote_files(
+    system: ir.System, url_glob: str, spec_dir: Path, allowed: bool, spec_file: str
+) -> tuple[list[str], list[Diagnostic]]:
+    """The URLs a remote run glob matches, or why none is read (refused unless `allowed`)."""
+    name = system.name
+    if not allowed:
+        return [], [
+            error(
+                "E508",
+                f"system `{name}`: run glob `{url_glob}` is a URL; remote inputs are off",
+                file=spec_file,
+                help="a spec reaches the network only when its builder allows it: pass "
+                "`--allow-remote` (or `allow_remote=True`) if you trust this spec",
+            )
+        ]
+    reason = _remote.refusal(url_glob)
+    if reason is not None:
+        return [], [
+            error("E508", f"system `{name}`: run glob `{url_glob}`: {reason}", file=spec_file)
+        ]
+    limit = current_limits().run_files
+    try:
+        urls = _remote.expand(url_glob, limit=limit)
+    except _remote.RemoteUnavailable:
+        return [], [
+            error(
+                "E509",
+                "remote run globs need fsspec, which is not installed",
+                file=spec_file,
+                help="pip install 'cmpc[remote]'",
+            )
+        ]
+    except Exception as exc:  # each fsspec backend raises its own types
+        return [], [
+            error(
+                "E300",
+                f"system `{name}`: cannot list `{url_glob}`: {type(exc).__name__}: {exc}",
+                file=spec_file,
+            )
+        ]
+    if len(urls) > limit:
+        return [], [
+            error(
+                "E505",
+                f"system `{name}`: run glob `{url_glob}` matches more than {limit} files",
+                file=spec_file,
+                help=f"narrow the glob, or raise {Limits.variable('run_files')}",
+            )
+        ]
+    problems: list[Diagnostic] = []
+    kept: list[str] = []
+    for url in urls:
+        local = _remote.local_path(url)
+        if local is not None and not _confined(local, spec_dir):
+            problems.append(
+                error(
+                    "E503",
+                    f"`{url}` is outside the spec's folder",
+                    file=url,
+                    help="a `file://` URL is held to the spec's folder, as a path is",
+                )
+            )
+            continue
+        kept.append(url)
+    return kept, problems

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import (
     FIRST_COMPLETED,
     BrokenExecutor,
+    CancelledError,
     Executor,
     Future,
     ProcessPoolExecutor,
@@ -16,11 +18,12 @@ from concurrent.futures import (
 from dataclasses import dataclass
 from pathlib import Path
 
-from cmpc.diagnostics import Diagnostic
+from cmpc.diagnostics import Diagnostic, error, warning
+from cmpc.ingest import remote, sketch
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
 from cmpc.ingest.points import RunPoint, matches, run_point
-from cmpc.metrics import summarize  # imported before workers fork, not once in each
-from cmpc.traces import companions, load_runs, skips_gaps
+from cmpc.metrics import per_request, summarize  # imported before workers fork, not in each
+from cmpc.traces import Run, companions, load_runs, skips_gaps
 
 Progress = Callable[[int, int], None]
 WORKER_BYTES = 64 << 20  # a forked worker's own memory once refcounts copy its pages (measured)
@@ -37,12 +40,18 @@ class Task:
     metric: str
     statistics: tuple[str, ...]
     slos: tuple[tuple[str, float], ...] = ()
+    sketch: float | None = None  # DDSketch relative accuracy for percentiles; None: exact
     root: str | None = None  # the spec's folder: files read beside `path` stay inside it
 
     @property
     def reads_gaps(self) -> bool:
         """Whether the reduction needs chunk gaps: no SLO or other point figure does."""
         return self.metric == "chunk_gap"
+
+    @property
+    def method(self) -> str:
+        """How percentiles are computed, as the cache key records it."""
+        return "linear" if self.sketch is None else sketch.method_name(self.sketch)
 
 
 @dataclass(frozen=True)
@@ -57,12 +66,25 @@ class Done:
 
 def _key(task: Task, sha256: str) -> Key:
     return Key(
-        sha256, task.rel, task.format, task.where, task.metric, task.statistics, slos=task.slos
+        sha256,
+        task.rel,
+        task.format,
+        task.where,
+        task.metric,
+        task.statistics,
+        method=task.method,
+        slos=task.slos,
     )
 
 
 def reduce_file(task: Task, cache: Cache | None = None) -> Done:
-    """Hash, look up, else read and reduce one file (and store the result)."""
+    """Hash, look up, else read and reduce one file (and store the result).
+
+    A URL (remote inputs, opt-in) is fetched once to a temporary file: the hash, the cache key
+    and the reduction all come from the bytes that one read returned.
+    """
+    if remote.is_url(task.path):
+        return _reduce_url(task, cache)
     path = Path(task.path)
     try:
         sha = cache.file_sha256(path) if cache else sha256_of(path)
@@ -80,6 +102,32 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
     return Done(sha, reduced, tuple(problems))
 
 
+def _reduce_url(task: Task, cache: Cache | None) -> Done:
+    try:
+        with remote.fetched(task.path) as (local, sha):
+            hit = cache.get(_key(task, sha)) if cache else None
+            if hit is not None:
+                return Done(sha, hit, cached=True)
+            reduced, problems = _reduce(dataclasses.replace(task, path=local))
+    except Exception as exc:  # fsspec's backends raise their own types for a failed read
+        reason = getattr(exc, "strerror", None) or f"{type(exc).__name__}: {exc}"
+        problem = error("E300", f"cannot read `{task.path}`: {reason}", file=task.path)
+        return Done("", Reduced("?", 0, {}), (problem,))
+    named = tuple(_renamed(d, local, task.path) for d in problems)
+    if cache and not named:
+        cache.put(_key(task, sha), reduced)
+    return Done(sha, reduced, named)
+
+
+def _renamed(diagnostic: Diagnostic, local: str, url: str) -> Diagnostic:
+    """A reader's diagnostic about the temporary copy, told of the URL instead."""
+    return dataclasses.replace(
+        diagnostic,
+        message=diagnostic.message.replace(local, url),
+        file=url if diagnostic.file == local else diagnostic.file,
+    )
+
+
 def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
     """Format `?` when nothing could be read; `runs` counts the runs `where` kept."""
     loaded, problems = load_runs(
@@ -89,6 +137,7 @@ def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
     percentiles = tuple(s[1:] for s in task.statistics if s.startswith("p"))
     points: dict[str, list[RunPoint]] = {s: [] for s in task.statistics}
     for run in kept:
+        sketched = _sketched(run, task) if task.sketch is not None else {}
         metrics = summarize(
             run,
             percentiles=percentiles,
@@ -96,7 +145,10 @@ def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
             overwrite_input=True,  # the run is dropped after: no copy of its largest column
         )
         for stat in task.statistics:
-            points[stat].append(run_point(metrics, task.metric, stat, task.rel))
+            point = run_point(metrics, task.metric, stat, task.rel)
+            if stat in sketched:
+                point = dataclasses.replace(point, latency_s=sketched[stat])
+            points[stat].append(point)
     fmt = loaded[0].format if loaded else "?"
     stated = _stated_fields(r.fields for r in loaded)
     return Reduced(fmt, len(kept), {k: tuple(v) for k, v in points.items()}, stated), problems
@@ -112,6 +164,17 @@ def _stated_fields(
             if value not in (None, "") and not isinstance(value, (dict, list)):
                 values.setdefault(str(key), set()).add(str(value))
     return tuple((k, tuple(sorted(v)[:most])) for k, v in sorted(values.items()))
+
+
+def _sketched(run: Run, task: Task) -> dict[str, float]:
+    """The task's percentile statistics of its metric from a DDSketch (mean stays exact)."""
+    assert task.sketch is not None
+    names = [s for s in task.statistics if s == "median" or s.startswith("p")]
+    qs = {s: (50.0 if s == "median" else float(s[1:])) / 100.0 for s in names}
+    values = per_request(run).get(task.metric)
+    if values is None or not values.size:
+        return {}
+    return sketch.quantiles(values, qs, task.sketch)
 
 
 def _workers() -> int:
@@ -138,7 +201,7 @@ def reduce_all(
     done: dict[Task, Done] = {}
     todo: list[Task] = []
     for task in unique:
-        if cache:
+        if cache and not remote.is_url(task.path):
             probe = _probe(task, cache)
             if probe is not None:
                 done[task] = probe
@@ -148,8 +211,9 @@ def reduce_all(
     if progress:
         progress(len(done), total)
     workers = min(workers or _workers(), len(todo))
+    lost: dict[Task, str] = {}
     if executor is not None and todo:
-        _collect(executor, todo, cache, done, progress, total)
+        _collect(executor, todo, cache, done, progress, total, lost=lost)
     elif workers > 1:
         methods = multiprocessing.get_all_start_methods()
         # fork shares the already imported readers; elsewhere the platform's default
@@ -162,9 +226,22 @@ def reduce_all(
     for task in todo:
         if task not in done:
             done[task] = reduce_file(task, cache)
+            if task in lost:
+                done[task] = _retried(done[task], task, lost[task])
             if progress:
                 progress(len(done), total)
     return [done[t] for t in tasks]
+
+
+def _retried(result: Done, task: Task, reason: str) -> Done:
+    """A task the executor lost, reduced here: the same result, and a warning that says so."""
+    said = warning(
+        "W702",
+        f"the cluster lost the reduction of `{task.rel}` ({reason}); reduced it here instead",
+        file=task.rel,
+        help="the results are unchanged; check the workers' memory limit and logs",
+    )
+    return dataclasses.replace(result, diagnostics=(said, *result.diagnostics))
 
 
 def _probe(task: Task, cache: Cache) -> Done | None:
@@ -187,6 +264,7 @@ def _collect(
     progress: Progress | None,
     total: int,
     slots: int | None = None,
+    lost: dict[Task, str] | None = None,
 ) -> None:
     """Largest files first, so one big file does not finish alone at the end.
 
@@ -194,6 +272,9 @@ def _collect(
     worker's own footprint stay within the largest file (or `slots` median files): peak memory
     stays that of a serial read instead of growing with the core count, since in a sweep the
     last, highest-concurrency runs often hold most of the tokens.
+
+    With `lost`, a future that fails (a cluster worker killed past the scheduler's retries)
+    is recorded there with the reason, and left for the caller to reduce in-process.
     """
     waiting = sorted(todo, key=lambda t: -_size(t.path))
     sizes = {t: _held(t) for t in todo}
@@ -217,11 +298,23 @@ def _collect(
             for future in finished:
                 task = running.pop(future)
                 used -= sizes[task]
+                if lost is not None and (failure := _failure(future)) is not None:
+                    lost[task] = failure
+                    continue
                 done[task] = future.result()
                 if progress:
                     progress(len(done), total)
     except BrokenExecutor:
         pass  # a worker died (e.g. out of memory): the caller reduces the rest in-process
+
+
+def _failure(future: Future[Done]) -> str | None:
+    """Why a finished future has no result (its exception, named), or None."""
+    try:
+        exc = future.exception()
+    except CancelledError:
+        return "cancelled"
+    return None if exc is None else f"{type(exc).__name__}: {exc}".rstrip(": ")
 
 
 def _held(task: Task) -> int:

@@ -118,6 +118,13 @@ def render_outputs(
     return files, problems
 
 
+def figure_rows(results: JsonObject) -> list[JsonObject]:
+    """The rows of figures.csv (id, quantity, system, value, unit, displayed, source), untyped."""
+    view_model = View(results)
+    view_model.build()
+    return list(view_model.fig.rows)
+
+
 def render_markdown(
     results: JsonObject, report: JsonObject, template_dir: str | None
 ) -> tuple[str | None, list[Diagnostic]]:

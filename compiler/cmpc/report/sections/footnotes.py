@@ -70,10 +70,25 @@ def _fn_latency(ctx: Context) -> Md:
     elif t:
         parts.append(Md("The target is a {} of {} ms.").format(stat, number(t.get("latency_ms"))))
     method = lat.get("percentile_method") or "linear"
-    parts.append(
-        Md("Percentiles: numpy's `{}` method over per-request values").format(method)
-        + (Md(" (Hyndman\u2013Fan type 7).") if method == "linear" else Md("."))
-    )
+    sketch = ctx.conditions.get("percentile_sketch")
+    if sketch:
+        parts.append(
+            Md(
+                "Percentiles of {metric} (and the median): from a DDSketch of relative accuracy "
+                "{alpha} per run (`--sketch`, library `{library}`), not exact: {bound}; means, "
+                "throughputs and token counts are exact."
+            ).format(
+                metric=METRIC_NAMES.get(metric, metric),
+                alpha=number(sketch.get("relative_accuracy")),
+                library=sketch.get("library"),
+                bound=sketch.get("bound"),
+            )
+        )
+    else:
+        parts.append(
+            Md("Percentiles: numpy's `{}` method over per-request values").format(method)
+            + (Md(" (Hyndman\u2013Fan type 7).") if method == "linear" else Md("."))
+        )
     read = lat.get("read") or "steffen"
     parts.append(
         Md("Read: {}; a target outside a frontier is unreachable and never extrapolated.").format(
