@@ -89,16 +89,7 @@ def render_outputs(
                     "alt": Md("Distributions of per-request TTFT and TPOT, target and SLOs marked"),
                 }
             )
-            for name, metric, q, ms in F.latency_cdf_points(results, order):
-                view_model.fig.add(
-                    f"{name}.{metric}.cdf.p{q:g}",
-                    f"{metric.upper()} percentile {q:g} of the run nearest the target",
-                    ms,
-                    "ms",
-                    number(ms),
-                    system=name,
-                    source=str(results["systems"][name]["latency_cdf"]["label"]),
-                )
+            _register_latency_cdf(view_model, results)
     except Exception as exc:  # a plotting failure must not leave a half-written build
         return {}, [
             error("E605", f"cannot draw the figures: {type(exc).__name__}: {exc}", file="figures/")
@@ -122,7 +113,22 @@ def figure_rows(results: JsonObject) -> list[JsonObject]:
     """The rows of figures.csv (id, quantity, system, value, unit, displayed, source), untyped."""
     view_model = View(results)
     view_model.build()
+    _register_latency_cdf(view_model, results)
     return list(view_model.fig.rows)
+
+
+def _register_latency_cdf(view_model: View, results: JsonObject) -> None:
+    """Every plotted point of the latency CDFs, for figures.csv (drawn after the report's)."""
+    for name, metric, q, ms in F.latency_cdf_points(results, view_model.order):
+        view_model.fig.add(
+            f"{name}.{metric}.cdf.p{q:g}",
+            f"{metric.upper()} percentile {q:g} of the run nearest the target",
+            ms,
+            "ms",
+            number(ms),
+            system=name,
+            source=str(results["systems"][name]["latency_cdf"]["label"]),
+        )
 
 
 def render_markdown(
