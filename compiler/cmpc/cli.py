@@ -7,8 +7,13 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from cmpc import __version__
-from cmpc.outcome import Outcome
+from cmpc import __version__, _classcache
+
+# The command line, not `import cmpc`, hands dataclasses the caching exec: a program that uses
+# the API keeps the standard library as it is (see cmpc/_classcache.py).
+_classcache.install()
+
+from cmpc.outcome import Outcome  # noqa: E402  (after install: a record class)
 
 BUG_URL = "https://github.com/cmpc-dev/cmpc/issues"
 DIAGNOSTIC_FORMATS = ("human", "short", "json", "github")
