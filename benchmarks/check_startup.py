@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -12,15 +13,17 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def timed(argv: list[str], runs: int) -> list[float]:
-    """Wall-clock seconds of each of `runs` executions (after one warm-up)."""
+def timed(argv: list[str], runs: int) -> tuple[list[float], list[float]]:
+    """Wall-clock and CPU seconds of each of `runs` executions (after one warm-up)."""
     subprocess.run(argv, check=False, capture_output=True)
-    samples = []
+    walls, cpus = [], []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(argv, check=False, capture_output=True)
-        samples.append(time.perf_counter() - start)
-    return samples
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, _, usage = os.wait4(proc.pid, 0)
+        walls.append(time.perf_counter() - start)
+        cpus.append(usage.ru_utime + usage.ru_stime)
+    return walls, cpus
 
 
 def main() -> None:
@@ -29,12 +32,16 @@ def main() -> None:
     parser.add_argument("spec", nargs="?", default=str(REPO / "specs" / "mi355x-vs-b300.cmp"))
     args = parser.parse_args()
     cmpc = str(Path(sys.executable).parent / "cmpc")
-    bare = timed([sys.executable, "-c", "pass"], args.runs)
-    check = timed([cmpc, "check", args.spec], args.runs)
+    bare, bare_cpu = timed([sys.executable, "-c", "pass"], args.runs)
+    check, check_cpu = timed([cmpc, "check", args.spec], args.runs)
     b, c = statistics.median(bare), statistics.median(check)
-    print(f"python -c pass   median {b * 1000:7.1f} ms over {args.runs} runs")
-    print(f"cmpc check       median {c * 1000:7.1f} ms over {args.runs} runs")
-    print(f"ratio            {c / b:7.2f}x   (goal: < 10x)")
+    bc, cc = statistics.median(bare_cpu), statistics.median(check_cpu)
+    load = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
+    print(f"python -c pass   median {b * 1000:7.1f} ms wall {bc * 1000:7.1f} ms CPU")
+    print(f"cmpc check       median {c * 1000:7.1f} ms wall {cc * 1000:7.1f} ms CPU")
+    print(f"  spread (wall)  {min(check) * 1000:.0f}-{max(check) * 1000:.0f} ms over {args.runs}")
+    print(f"ratio            {c / b:7.2f}x wall {cc / bc:7.2f}x CPU   (goal: <= 6x, issue 19)")
+    print(f"load average at the end: {load}")
 
 
 if __name__ == "__main__":

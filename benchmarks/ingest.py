@@ -51,8 +51,11 @@ print(json.dumps(res, default=float))
 """
 
 
-def generate(path: Path, requests: int, gaps: int, digits: int = 6, seed: int = 0) -> None:
-    """A vLLM result file: per-request arrays, `itls` with `requests * gaps` chunk gaps."""
+def generate(
+    path: Path, requests: int, gaps: int, digits: int = 6, seed: int = 0, latencies: bool = True
+) -> None:
+    """A vLLM result file: per-request arrays, `itls` with `requests * gaps` chunk gaps; without
+    `latencies` as vLLM writes it unless asked for per-request end-to-end latencies."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -64,14 +67,16 @@ def generate(path: Path, requests: int, gaps: int, digits: int = 6, seed: int = 
         f.write(f'"input_lens": {json.dumps([512] * requests)}, ')
         f.write(f'"output_lens": {json.dumps(out_lens.tolist())}, ')
         f.write(f'"ttfts": {json.dumps(ttfts.tolist())}, "itls": [')
-        latencies = np.empty(requests)
+        end_to_end = np.empty(requests)
         for i in range(requests):
             row = rng.gamma(4.0, 0.005, gaps)
             row = np.round(row, digits) if digits else row
-            latencies[i] = ttfts[i] + row.sum()
+            end_to_end[i] = ttfts[i] + row.sum()
             f.write(("[" if i == 0 else ", [") + ", ".join(map(repr, row.tolist())) + "]")
-        duration = float(latencies.max() * 1.05)
-        f.write(f'], "latencies": {json.dumps(latencies.tolist())}, ')
+        duration = float(end_to_end.max() * 1.05)
+        f.write("], ")
+        if latencies:
+            f.write(f'"latencies": {json.dumps(end_to_end.tolist())}, ')
         f.write(f'"errors": {json.dumps([""] * requests)}, "duration_s_note": "synthetic"}}')
     # the duration goes in place, keeping the layout of a real file (summary keys first)
     text = path.read_bytes()
@@ -100,10 +105,15 @@ def main() -> int:
         "--digits", type=int, default=6, help="decimals of each gap; 0 = full repr (17 digits)"
     )
     parser.add_argument("--keep", type=Path, help="write the generated file here and keep it")
+    parser.add_argument(
+        "--no-latencies", action="store_true", help="leave `latencies` out, as vLLM does by default"
+    )
     parser.add_argument("--generate", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.generate:
-        generate(args.generate, args.requests, args.gaps, args.digits)
+        generate(
+            args.generate, args.requests, args.gaps, args.digits, latencies=not args.no_latencies
+        )
         return 0
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -7,8 +7,13 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from cmpc import __version__
-from cmpc.outcome import Outcome
+from cmpc import __version__, _classcache
+
+# The command line, not `import cmpc`, hands dataclasses the caching exec: a program that uses
+# the API keeps the standard library as it is (see cmpc/_classcache.py).
+_classcache.install()
+
+from cmpc.outcome import Outcome  # noqa: E402  (after install: a record class)
 
 BUG_URL = "https://github.com/cmpc-dev/cmpc/issues"
 DIAGNOSTIC_FORMATS = ("human", "short", "json", "github")
@@ -138,6 +143,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("md", "html"),
         default="md",
         help="html also writes report.html beside report.md",
+    )
+    build.add_argument(
+        "--png",
+        action="store_true",
+        help="also write a PNG beside each SVG figure (needs the png extra: cmpc[png])",
     )
     build.add_argument("--template", metavar="DIR", help="render your own jinja2 templates")
     build.add_argument("--diagnostics", dest="format", choices=DIAGNOSTIC_FORMATS, default="human")
@@ -284,6 +294,7 @@ def _run(args: argparse.Namespace) -> Outcome:
             remote=args.allow_remote,
             sketch=args.sketch,
             exports=tuple(args.exports),
+            png=args.png,
         )
         return build_spec(
             args.spec,

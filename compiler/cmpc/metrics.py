@@ -17,6 +17,9 @@ DEFAULT_PERCENTILES = ("50", "90", "99")
 THROUGHPUT_BASES = ("requests", "input", "output", "total", "cached_input", "uncached_input")
 _STATISTIC = re.compile(r"^(mean|median|p\d+(?:\.\d+)?)$")
 _BLOCK = 1 << 20  # values per block in the std sum: bounds the temporary
+_SELECT_FROM = 1 << 16  # values from which percentiles come from brackets, not a partition
+_SAMPLE = 1 << 14  # values in the sample that brackets each rank
+_CHUNK = 1 << 16  # values compared with the brackets at a time
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,6 @@ def describe(
         total += float(np.dot(block, block))
     std = float(np.sqrt(total / n))
     low, high = float(np.min(x)), float(np.max(x))
-    work = x if overwrite else x.copy()
     q = np.true_divide(np.array([float(k) for k in keys], dtype=np.float64), 100)
     middle = [(n - 1) // 2, n // 2]
     if method == "linear":
@@ -86,13 +88,23 @@ def describe(
         below = np.clip(np.floor(virtual).astype(np.intp), 0, n - 1)
         above = np.clip(below + 1, 0, n - 1)
         # a handful of ranks: a set, not np.unique (which imports numpy.ma, 40 ms per worker)
-        work.partition(sorted({*below.tolist(), *above.tolist(), *middle}))
-        values = _lerp(work[below], work[above], virtual - below)
+        ranks = sorted({*below.tolist(), *above.tolist(), *middle})
+        chosen = order_statistics(x, ranks) if n >= _SELECT_FROM else None
+        if chosen is None:
+            work = x if overwrite else x.copy()
+            work.partition(ranks)
+            chosen = dict(zip(ranks, work[ranks].tolist(), strict=True))
+        a = np.array([chosen[r] for r in below.tolist()], dtype=np.float64)
+        b = np.array([chosen[r] for r in above.tolist()], dtype=np.float64)
+        values = _lerp(a, b, virtual - below)
+        centre = np.array([chosen[r] for r in sorted(set(middle))], dtype=np.float64)
+        median = float(np.mean(centre))  # of one value or two, as over the partitioned middle
     else:
+        work = x if overwrite else x.copy()
         work.partition(sorted(set(middle)))
         values = np.percentile(work, q * 100, method=method, overwrite_input=True)
         work.partition(sorted(set(middle)))
-    median = float(np.mean(work[middle[0] : middle[1] + 1]))
+        median = float(np.mean(work[middle[0] : middle[1] + 1]))
     return Stats(
         n=n,
         mean=mean,
@@ -102,6 +114,47 @@ def describe(
         median=median,
         percentiles={k: float(v) for k, v in zip(keys, values, strict=True)},
     )
+
+
+def order_statistics(x: np.ndarray, ranks: list[int]) -> dict[int, float] | None:
+    """The values of rank `ranks` (0-based, ascending) in `x`, found without sorting `x`.
+
+    A strided sample brackets each rank; one pass over `x` counts the values below each bracket
+    and keeps the few inside, which are partitioned. Exact: a bracket that misses its rank
+    (data ordered against the sample) gives None, and the caller partitions all of `x`.
+    """
+    n = int(x.size)
+    step = max(1, n // _SAMPLE)
+    sample = np.sort(x[::step])
+    m = sample.size
+    margin = 4 * math.isqrt(m) + 8  # ranks a sample's order statistic strays, with room
+    brackets: list[tuple[float, float, list[int]]] = []
+    for r in ranks:
+        centre = r * m // n
+        lo = float(sample[max(0, centre - margin)]) if centre - margin > 0 else -math.inf
+        hi = float(sample[min(m - 1, centre + margin)]) if centre + margin < m - 1 else math.inf
+        if brackets and lo <= brackets[-1][1]:  # overlapping brackets are searched once
+            prev_lo, _, inside = brackets[-1]
+            brackets[-1] = (prev_lo, hi, [*inside, r])
+        else:
+            brackets.append((lo, hi, [r]))
+    under = [0] * len(brackets)
+    kept: list[list[np.ndarray]] = [[] for _ in brackets]
+    for start in range(0, n, _CHUNK):  # in blocks: the masks stay in cache
+        block = x[start : start + _CHUNK]
+        for i, (lo, hi, _) in enumerate(brackets):
+            low = block < lo
+            under[i] += int(np.count_nonzero(low))
+            kept[i].append(block[(block <= hi) & ~low])
+    found: dict[int, float] = {}
+    for (_, _, inside), below, parts in zip(brackets, under, kept, strict=True):
+        middle = np.concatenate(parts)
+        local = [r - below for r in inside]
+        if local[0] < 0 or local[-1] >= middle.size:
+            return None
+        middle.partition(local)
+        found.update(zip(inside, middle[local].tolist(), strict=True))
+    return found
 
 
 def _lerp(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:

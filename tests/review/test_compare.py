@@ -49,7 +49,7 @@ def test_the_llmk8s_headline_is_right(capsys):
     assert percent == "38.1%"
     # the headline from runs carries its bootstrap interval (issue 16)
     assert out.startswith(f"a delivers {percent} more (95% CI ")
-    assert "[^ci] total tokens per GPU[^tokens][^norm] than b" in out.splitlines()[0]
+    assert "[^ci] total tokens per GPU[^tokens],[^norm] than b" in out.splitlines()[0]
     assert f"({a_user:.2f} vs {b_user:.2f} tok/s per user" in out
     assert f"throughput ratio a / b: x{a / b:.4g}" in out
     assert f"a                 1     8  {a:>20.1f}" in out

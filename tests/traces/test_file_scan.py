@@ -34,3 +34,6 @@ def test_block_search_equals_whole_search(parts, scan, data):
             assert blocks.find(sub, lo, hi) == whole.find(sub, lo, hi)
             assert blocks.rfind(sub, lo, hi) == whole.rfind(sub, lo, hi)
             assert blocks.search(KEY, lo) == whole.search(KEY, lo)
+            # reads that start inside the block kept from the last search
+            assert blocks.read(lo, hi) == whole.read(lo, hi)
+            assert blocks.read(max(0, lo - 3), lo + 5) == whole.read(max(0, lo - 3), lo + 5)

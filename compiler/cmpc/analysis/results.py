@@ -11,6 +11,7 @@ from cmpc.analysis.conditions import conditions
 from cmpc.analysis.disclosure import disclosure
 from cmpc.analysis.figures import figures
 from cmpc.analysis.intervals import settings, with_intervals
+from cmpc.analysis.run_facts import disagreements, run_facts
 from cmpc.analysis.sensitivity import sensitivity
 from cmpc.diagnostics import Diagnostic
 from cmpc.ingest.points import SystemData
@@ -39,7 +40,7 @@ def analyze(
         "claim_combinations": claim_combinations(comparison.claims),
         "sensitivity": sensitivity(comparison, data, headline),
         "capacity": cap,
-        "disclosure": disclosure(comparison, at_spec.systems),
+        "disclosure": disclosure(comparison, at_spec.systems, run_facts(comparison, data)),
         "uncertainty": settings(comparison),
     }
-    return results, diagnostics
+    return results, diagnostics + disagreements(comparison, data)

@@ -234,6 +234,14 @@ class CapacityAtSlo(TypedDict):
     note: str | None
 
 
+class LatencyCdf(TypedDict):
+    label: str  # the run, as points name it
+    concurrency: float | None
+    percentiles: list[float]
+    ttft_s: list[float]
+    tpot_s: list[float]
+
+
 class SystemResult(TypedDict):
     name: str
     label: str
@@ -249,6 +257,7 @@ class SystemResult(TypedDict):
     hit_rate_basis: HitRateBasis
     notes: list[str]
     goodput: Goodput | None
+    latency_cdf: LatencyCdf | None
     at_target: AtTarget
     cost: CostResult
     energy: Energy | None
@@ -374,6 +383,8 @@ class CapacityResult(TypedDict):
     systems: list[CapacitySystem]
 
 
+DisclosureFrom = Literal["answer", "spec", "files"] | None
+
 # `from` is a keyword: this one is spelled the functional way
 DisclosureItem = TypedDict(
     "DisclosureItem",
@@ -382,8 +393,9 @@ DisclosureItem = TypedDict(
         "question": str,
         "answer": str | None,
         "answered": bool,
-        "from": Literal["answer", "spec"] | None,
+        "from": DisclosureFrom,
         "five_questions": bool,
+        "from_files": str | None,  # what the run files state, when the spec gives no answer
     },
 )
 

@@ -184,6 +184,12 @@ class Cache:
         if known is not None:
             return known
         digest = sha256_of(path)
+        self.remember_sha256(path, st, digest)
+        return digest
+
+    def remember_sha256(self, path: Path, st: os.stat_result, digest: str) -> None:
+        """Remember `digest`, read from `path` since `st` was taken, if the file has settled
+        and its stat signature is still `st`'s."""
         with contextlib.suppress(OSError):
             after = path.stat()
             settled = time.time() - max(after.st_mtime, after.st_ctime) > RACY_SECONDS
@@ -192,7 +198,19 @@ class Cache:
                 name, text = _memo(path, st, digest)
                 with cachefs.folder(self.root, "hashes", create=True) as fd:
                     cachefs.write(fd, name, text.encode("ascii"))
-        return digest
+
+    def holds_entries(self) -> bool:
+        """Whether any entry is stored (a cache without one cannot hit); links are not followed."""
+        try:
+            with os.scandir(self.root / "entries") as folders:
+                for folder in folders:
+                    if folder.is_dir(follow_symlinks=False):
+                        with os.scandir(folder.path) as names:
+                            if any(True for _ in names):
+                                return True
+        except OSError:
+            return False
+        return False
 
     def known_sha256(self, path: Path, st: os.stat_result | None = None) -> str | None:
         """The remembered SHA-256 of a file whose stat signature is unchanged, else None.
@@ -368,6 +386,14 @@ def _point(row: list[object]) -> RunPoint:
             ok = isinstance(value, dict) and all(
                 v is None or isinstance(v, str | int | float) for v in value.values()
             )
+        elif name == "quantiles":
+            ok = isinstance(value, dict) and all(
+                isinstance(v, list)
+                and all(isinstance(x, int | float) and not isinstance(x, bool) for x in v)
+                for v in value.values()
+            )
+            if ok:
+                values[name] = {str(k): tuple(float(x) for x in v) for k, v in value.items()}
         else:
             ok = value is None or (isinstance(value, int | float) and not isinstance(value, bool))
         if not ok:

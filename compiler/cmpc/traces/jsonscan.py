@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from cmpc.limits import Limits
+from cmpc.traces.readpass import open_input
+from cmpc.traces.table import offsets_from_counts, row_sums
 
 try:
     from cmpc import _fastscan  # optional C scanner (setup.py); the numpy code below is exact too
@@ -45,6 +47,17 @@ class Ragged:
     counts: np.ndarray
 
 
+@dataclass(frozen=True, eq=False)
+class RowSums:
+    """A list of number lists read without keeping its numbers: per-row `sums` and `counts`,
+    and `negative`, the (row, value) of each row's first negative number (a valid trace has
+    none)."""
+
+    sums: np.ndarray
+    counts: np.ndarray
+    negative: tuple[tuple[int, float], ...] = ()
+
+
 class _Bytes:
     """A document already in memory."""
 
@@ -67,7 +80,10 @@ class _Bytes:
 
 
 class _File:
-    """A document read block by block: never held whole, so it costs no resident memory."""
+    """A document read block by block: never held whole, so it costs no resident memory.
+
+    The last searched block is kept: a read or search that starts inside it takes its bytes
+    from there, so searching for a key and then reading what follows reads each byte once."""
 
     SCAN = 1 << 20  # bytes searched at a time
     OVERLAP = 4096  # kept between searched blocks: longer than any key pattern's match
@@ -76,19 +92,37 @@ class _File:
         self.handle = handle
         self.size = os.fstat(handle.fileno()).st_size
         self._buffer: bytearray | None = None
+        self._base = self._held = 0  # the buffer holds the file's bytes [_base, _base + _held)
 
     def read(self, lo: int, hi: int) -> bytes:
+        hi = min(hi, self.size)
+        kept = b""
+        if self._buffer is not None and self._base <= lo < self._base + self._held:
+            upto = min(hi, self._base + self._held)
+            kept = bytes(self._buffer[lo - self._base : upto - self._base])
+            lo += len(kept)
+            if lo >= hi:
+                return kept
         self.handle.seek(lo)
-        return self.handle.read(max(0, min(hi, self.size) - lo))
+        rest = self.handle.read(max(0, hi - lo))
+        return kept + rest if kept else rest
 
     def _fill(self, pos: int, hi: int) -> tuple[bytearray, int]:
         """Bytes from `pos` (at most to `hi`) in one reused buffer: a fresh block per search
         costs more in page faults than the search itself."""
         if self._buffer is None:
             self._buffer = bytearray(self.SCAN + self.OVERLAP)
-        self.handle.seek(pos)
-        want = max(0, min(min(hi, self.size) - pos, len(self._buffer)))
-        return self._buffer, self.handle.readinto(memoryview(self._buffer)[:want])
+        buffer = self._buffer
+        want = max(0, min(min(hi, self.size) - pos, len(buffer)))
+        keep = 0
+        if self._base <= pos < self._base + self._held:  # already read: moved to the front
+            keep = self._base + self._held - pos
+            buffer[:keep] = buffer[pos - self._base : self._held]
+        if keep < want:
+            self.handle.seek(pos + keep)
+            keep += self.handle.readinto(memoryview(buffer)[keep:want])
+        self._base, self._held = pos, keep
+        return buffer, min(keep, want)
 
     def find(self, sub: bytes, lo: int, hi: int) -> int:
         pos = lo
@@ -104,13 +138,15 @@ class _File:
 
     def rfind(self, sub: bytes, lo: int, hi: int) -> int:
         end = hi
+        step = self.OVERLAP  # what is sought is usually near the end: a small block first
         while end > lo:
-            start = max(lo, end - self.SCAN)
+            start = max(lo, end - step)
             buffer, got = self._fill(start, min(hi, end + len(sub) - 1))
             at = buffer.rfind(sub, 0, got)
             if at >= 0:
                 return start + at
             end = start
+            step = self.SCAN
         return -1
 
     def search(self, pattern: re.Pattern, lo: int = 0):
@@ -247,8 +283,51 @@ def _ragged(src, start: int, key: str) -> tuple[Ragged, int] | None:
     # Room for the numbers the text can hold ("n," is 2 bytes), at most RESERVE of them at first:
     # pages never written cost no memory, but the address space counts against ulimit -v.
     values = np.empty(min((src.size - start) // 2 + 1, RESERVE))
+    at = 0
+
+    def keep(piece_values: np.ndarray, piece_counts: np.ndarray, row: int) -> None:
+        nonlocal values, at
+        if at + piece_values.size > values.size:  # grown in place (realloc): not copied
+            values.resize(at + piece_values.size, refcheck=False)
+        values[at : at + piece_values.size] = piece_values
+        at += piece_values.size
+
+    scanned = _scan_rows(src, start, key, keep)
+    if scanned is None:
+        return None
+    rows, end = scanned
+    return Ragged(values[:at], rows), end
+
+
+def _row_sums(src, start: int, key: str) -> tuple[RowSums, int] | None:
+    """`_ragged` keeping only each row's sum, length and first negative number: the memory it
+    holds follows the rows, not the numbers. Sums are `row_sums` of each row-aligned piece,
+    the same additions as over the whole column."""
+    sums: list[np.ndarray] = []
+    negative: list[tuple[int, float]] = []
+
+    def keep(piece_values: np.ndarray, piece_counts: np.ndarray, row: int) -> None:
+        sums.append(row_sums(piece_values, piece_counts))
+        if piece_values.size and piece_values.min() < 0:
+            offsets = offsets_from_counts(piece_counts)
+            for i in np.flatnonzero(piece_values < 0):
+                r = int(np.searchsorted(offsets, i, side="right") - 1)
+                if not negative or negative[-1][0] != row + r:
+                    negative.append((row + r, float(piece_values[i])))
+
+    scanned = _scan_rows(src, start, key, keep)
+    if scanned is None:
+        return None
+    rows, end = scanned
+    total = np.concatenate(sums) if sums else np.zeros(0)
+    return RowSums(total, rows, tuple(negative)), end
+
+
+def _scan_rows(src, start: int, key: str, keep) -> tuple[np.ndarray, int] | None:
+    """Hand each row-aligned piece's values and row lengths to `keep(values, counts, row)`;
+    the row lengths of all and the offset past the closing bracket, or None if malformed."""
     counts: list[np.ndarray] = []
-    at = row = 0
+    row = 0
     end = None
     try:
         for piece, end in _pieces(src, start):
@@ -256,12 +335,11 @@ def _ragged(src, start: int, key: str) -> tuple[Ragged, int] | None:
                 return None
             if row == 0 and end is not None and piece.find(b"[") < 0:  # a flat array: one row
                 flat = parse_number_text(piece, key)
-                return Ragged(flat, np.array([flat.size], dtype=np.int64)), end
+                one = np.array([flat.size], dtype=np.int64)
+                keep(flat, one, 0)
+                return one, end
             piece_values, piece_counts = _rows_piece(piece, key, row)
-            if at + piece_values.size > values.size:  # grown in place (realloc): not copied
-                values.resize(at + piece_values.size, refcheck=False)
-            values[at : at + piece_values.size] = piece_values
-            at += piece_values.size
+            keep(piece_values, piece_counts, row)
             counts.append(piece_counts)
             row += piece_counts.size
     except TraceError as exc:
@@ -270,7 +348,7 @@ def _ragged(src, start: int, key: str) -> tuple[Ragged, int] | None:
         raise TraceError(str(exc), f"`{key}[{row}]`", exc.code) from None  # a row too long
     rows = np.concatenate(counts) if counts else np.zeros(0, np.int64)
     assert end is not None  # the last piece carries the offset past the closing bracket
-    return Ragged(values[:at], rows), end
+    return rows, end
 
 
 _BRACKETS_TO_SPACE = bytes.maketrans(b"[]", b"  ")
@@ -501,42 +579,42 @@ def _parse_rows(rows: list[tuple[int, bytes]], key: str, last_row: int) -> np.nd
 
 
 def load(
-    path: str, arrays: tuple[str, ...] = (), skip: tuple[str, ...] = ()
+    path: str, arrays: tuple[str, ...] = (), skip: tuple[str, ...] = (), sums: tuple[str, ...] = ()
 ) -> tuple[object, dict[str, Ragged]]:
     """The document with each named top-level number array replaced by a `Ragged`.
 
     Arrays named in `skip` are left unread and out of the document: a reader that does not
-    need a column should not pay for parsing it. Falls back to plain json for the arrays when
-    their text is not where expected.
+    need a column should not pay for parsing it. Arrays named in `sums` come back as `RowSums`
+    (in the same dict), their numbers never held together. Falls back to plain json for the
+    arrays when their text is not where expected.
     """
-    with open(path, "rb") as handle:
-        return _load(_File(handle), arrays, skip)
+    with open_input(path) as handle:
+        return _load(_File(handle), arrays, skip, sums)
 
 
 def _load(
-    src, arrays: tuple[str, ...], skip: tuple[str, ...] = ()
+    src, arrays: tuple[str, ...], skip: tuple[str, ...] = (), sums: tuple[str, ...] = ()
 ) -> tuple[object, dict[str, Ragged]]:
-    wanted = [(key, False) for key in arrays] + [(key, True) for key in skip]
+    wanted = [(key, "rows") for key in arrays] + [(key, "skip") for key in skip]
+    wanted += [(key, "sums") for key in sums]
     starts = sorted(
-        (start, key, skipped)
-        for key, skipped in wanted
-        if (start := _array_start(src, key)) is not None
+        (start, key, how) for key, how in wanted if (start := _array_start(src, key)) is not None
     )
     raggeds: dict[str, Ragged] = {}
     parts: list[bytes] = []
     pos = 0
-    for number, (start, key, skipped) in enumerate(starts):
+    for number, (start, key, how) in enumerate(starts):
         if start < pos:
             return loads(_whole(src)), {}
-        if skipped:
+        if how == "skip":
             end = _array_end(src, start)
             if end is None:
                 return loads(_whole(src)), {}
         else:
-            parsed = _ragged(src, start, key)
+            parsed = _ragged(src, start, key) if how == "rows" else _row_sums(src, start, key)
             if parsed is None:
                 return loads(_whole(src)), {}
-            raggeds[key], end = parsed
+            raggeds[key], end = parsed  # type: ignore[assignment]  # RowSums for `sums`
         parts.append(_read_outside(src, pos, start, parts))
         parts.append(_PLACEHOLDER % number)
         pos = end
@@ -554,8 +632,8 @@ def _load(
         for number, (_, key, _) in enumerate(starts)
     ):
         return loads(_whole(src)), {}
-    for _, key, skipped in starts:
-        if skipped:
+    for _, key, how in starts:
+        if how == "skip":
             del doc[key]
         else:
             doc[key] = None
@@ -737,7 +815,7 @@ class RaggedBuilder:
 def read_document(path: str):
     """A whole (small) JSON file, NaN/Infinity rejected, errors as TraceError."""
     limit = record_limit()
-    with open(path, "rb") as handle:
+    with open_input(path) as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise _too_large(None, limit)
@@ -749,7 +827,7 @@ LINE_BUFFER = 1 << 20  # io's default 8 KiB buffer made readline of 10 KiB lines
 
 def records(path: str):
     """(`line N`, bytes) of each non-blank line of a JSONL file, read through `LINE_BUFFER`."""
-    with open(path, "rb", buffering=LINE_BUFFER) as handle:
+    with open_input(path, buffering=LINE_BUFFER) as handle:
         for number, raw in lines(handle):
             if not raw.isspace():
                 yield f"line {number}", raw

@@ -10,8 +10,10 @@ from cmpc.report.context import Context, get_in, is_number
 from cmpc.report.text import (
     DASH,
     Md,
+    column_digits,
     escape,
     escape_prose,
+    fixed,
     footnote_key,
     number,
     percent,
@@ -25,6 +27,9 @@ def cost_view(ctx: Context) -> JsonObject:
     util = cost.get("utilization")
     basis = cost.get("per_million") or "total"
     rows = []
+    shown_tput = fixed(
+        column_digits(get_in(ctx.systems, n, "at_target", "throughput_per_gpu") for n in ctx.order)
+    )
     for name in ctx.order:
         c = get_in(ctx.systems, name, "cost", default={})
         price = c.get("usd_per_gpu_hour")
@@ -32,7 +37,7 @@ def cost_view(ctx: Context) -> JsonObject:
         per_m = c.get("usd_per_million_tokens")
         if is_number(price) and is_number(tput) and is_number(util) and is_number(per_m):
             arithmetic = Md("{} / ({} \u00d7 3600 \u00d7 {}) \u00d7 10^6 = {}").format(
-                usd(price), number(tput), percent(util), usd(per_m)
+                usd(price), shown_tput(tput), percent(util), usd(per_m)
             )
         elif get_in(ctx.systems, name, "at_target", "reachable") is False:
             arithmetic = Md("the target is unreachable: no throughput, so no cost, there")
@@ -51,6 +56,7 @@ def cost_view(ctx: Context) -> JsonObject:
                     "throughput per GPU at the target",
                     tput,
                     "tok/s/gpu",
+                    shown_tput,
                     system=name,
                     source=ctx.data_source(name),
                 ),

@@ -12,8 +12,10 @@ from cmpc.report.text import (
     DASH,
     Md,
     code,
+    column_digits,
     escape,
     escape_prose,
+    fixed,
     gigabytes,
     number,
     percent,
@@ -120,8 +122,8 @@ def _system(ctx: Context, name: str) -> dict[str, Any]:
             system=name,
             source="cmpc",
         )
-        relative = Md("Relative to {}").format(ctx.label(comp.get("baseline")))
-        rows.append((relative, shown + Md("\u00d7")))
+        against = Md(" (to {})").format(ctx.label(comp.get("baseline")))
+        rows.append((Md("Relative to the baseline"), shown + Md("\u00d7") + against))
     elif name == ctx.baseline:
         one = ctx.n(
             f"{name}.throughput_ratio",
@@ -301,6 +303,8 @@ def _points(ctx: Context, name: str, s: JsonObject) -> list[dict[str, Any]]:
             str(p.get("label")),
         ),
     )
+    shown_x = fixed(column_digits(p.get("interactivity_tok_s_user") for p in pts))
+    shown_y = fixed(column_digits(p.get("throughput_per_gpu") for p in pts))
     for i, p in enumerate(pts):
         x, y = p.get("interactivity_tok_s_user"), p.get("throughput_per_gpu")
         conc = p.get("concurrency")
@@ -312,7 +316,7 @@ def _points(ctx: Context, name: str, s: JsonObject) -> list[dict[str, Any]]:
                     "point interactivity",
                     x,
                     "tok/s/user",
-                    number(x),
+                    shown_x(x),
                     system=name,
                     source=str(p.get("label") or ""),
                 ),
@@ -321,7 +325,7 @@ def _points(ctx: Context, name: str, s: JsonObject) -> list[dict[str, Any]]:
                     "point throughput per GPU",
                     y,
                     "tok/s/gpu",
-                    number(y),
+                    shown_y(y),
                     system=name,
                     source=str(p.get("label") or ""),
                 ),
@@ -359,25 +363,36 @@ def iso_interactivity(ctx: Context) -> JsonObject | None:
     target = get_in(ctx.target(), "interactivity_tok_s_user")
     if is_number(target) and lo <= target <= hi:
         xs.add(float(target))
-    rows = []
-    for i, x in enumerate(sorted(xs)):
+    reads = []
+    for x in sorted(xs):
         va = read_at(fronts[0], x, method).value
         vb = read_at(fronts[1], x, method).value
-        if not (is_number(va) and is_number(vb)) or vb <= 0:
-            continue
+        if is_number(va) and is_number(vb) and vb > 0:
+            reads.append((x, va, vb))
+    shown_x = fixed(column_digits(x for x, _, _ in reads))
+    shown_a = fixed(column_digits(va for _, va, _ in reads))
+    shown_b = fixed(column_digits(vb for _, _, vb in reads))
+    rows = []
+    for i, (x, va, vb) in enumerate(reads):
         r = va / vb
         lead = r > 1
         fid = f"iso.{i}"
         rows.append(
             {
                 "interactivity": ctx.n(
-                    f"{fid}.interactivity", "interactivity", x, "tok/s/user", source="cmpc"
+                    f"{fid}.interactivity",
+                    "interactivity",
+                    x,
+                    "tok/s/user",
+                    shown_x,
+                    source="cmpc",
                 ),
                 "system": ctx.n(
                     f"{fid}.{a}",
                     "throughput per GPU",
                     va,
                     "tok/s/gpu",
+                    shown_a,
                     system=a,
                     source=f"cmpc, {method} read",
                 ),
@@ -386,6 +401,7 @@ def iso_interactivity(ctx: Context) -> JsonObject | None:
                     "throughput per GPU",
                     vb,
                     "tok/s/gpu",
+                    shown_b,
                     system=b,
                     source=f"cmpc, {method} read",
                 ),
