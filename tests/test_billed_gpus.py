@@ -102,7 +102,8 @@ def test_sensitivity_follows_the_billed_count(tmp_path):
 def test_the_report_states_both_counts(tmp_path):
     _, out = build(tmp_path)
     report = (out / "report.md").read_text()
-    assert "| GPUs billed (cost and per-dollar figures) | 16 |" in report
+    # side by side: tp8 (the baseline) states no billed count of its own
+    assert "| GPUs billed (cost and per-dollar figures) | n/a | 16 |" in report
     assert "| tp4pp2 | GPUs billed | 16 billed, 8 used |" in report
     assert (
         "- tp4pp2 is billed for 16 GPUs and runs on 8: $4.00 per used GPU-hour = $2.00 × 16"

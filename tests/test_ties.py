@@ -30,8 +30,12 @@ def _row(results: dict, parameter: str, alternative: str) -> dict:
     return next(r for r in rows if (r["parameter"], r["alternative"]) == (parameter, alternative))
 
 
+# The tie band alone, intervals off: with them on, the noise rule also unbolds rows (below).
+NO_INTERVALS = "uncertainty=off"
+
+
 def test_a_cost_ratio_of_1_0000793_is_a_tie_not_a_flip(tmp_path):
-    results, report = _build(tmp_path / "out")
+    results, report = _build(tmp_path / "out", NO_INTERVALS)
     median = _row(results, "statistic", "median")
     assert median["cost_ratio"] == pytest.approx(1.0000793, abs=1e-7)
     # the spec's own cost winner is alpha (0.993); the median's "winner" is beta by 0.008%
@@ -46,7 +50,7 @@ def test_a_cost_ratio_of_1_0000793_is_a_tie_not_a_flip(tmp_path):
 
 def test_with_a_zero_band_the_same_row_flips(tmp_path):
     """The band, not the data, is what made the median row a tie."""
-    results, report = _build(tmp_path / "out", "sensitivity.tie=0%")
+    results, report = _build(tmp_path / "out", "sensitivity.tie=0%", NO_INTERVALS)
     median = _row(results, "statistic", "median")
     assert not median["cost_tie"] and median["cost_flips"]
     assert "**beta (synthetic) (flips)**" in report
@@ -109,3 +113,16 @@ def test_a_band_out_of_range_is_a_diagnostic(entry, code):
     comparison, diagnostics = compile_source(SourceFile("t.cmp", _spec(entry)))
     assert comparison is None
     assert code in {d.code for d in diagnostics}
+
+
+def test_a_cost_lead_within_measurement_noise_is_never_a_flip(tmp_path):
+    """With intervals on (the default), the headline's cost ratio (0.993) has an interval that
+    holds 1: the cost lead is within noise, so no alternative's cost winner is a bold flip."""
+    results, report = _build(tmp_path / "out", "sensitivity.tie=0%")
+    head = results["headline"]
+    low, high = head["cost_ratio_ci"]
+    assert low < 1 < high and head["cost_within_noise"] is True
+    assert not any(r["cost_flips"] for r in results["sensitivity"]["rows"])
+    assert "the cost difference is within measurement noise" in report
+    # the throughput lead (0.806, interval below 1) is not noise: its flips stay bold
+    assert head["within_noise"] is False and head["throughput_ratio_ci"][1] < 1

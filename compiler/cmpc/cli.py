@@ -144,6 +144,11 @@ def build_parser() -> argparse.ArgumentParser:
         default="md",
         help="html also writes report.html beside report.md",
     )
+    build.add_argument(
+        "--png",
+        action="store_true",
+        help="also write a PNG beside each SVG figure (needs the png extra: cmpc[png])",
+    )
     build.add_argument("--template", metavar="DIR", help="render your own jinja2 templates")
     build.add_argument("--diagnostics", dest="format", choices=DIAGNOSTIC_FORMATS, default="human")
     build.add_argument(
@@ -289,6 +294,7 @@ def _run(args: argparse.Namespace) -> Outcome:
             remote=args.allow_remote,
             sketch=args.sketch,
             exports=tuple(args.exports),
+            png=args.png,
         )
         return build_spec(
             args.spec,

@@ -84,6 +84,11 @@ def test_each_part_of_the_key_changes_the_entry(sweep):
         dataclasses.replace(base, metric="ttft"),
         dataclasses.replace(base, statistics=("p90", "p99")),
         dataclasses.replace(base, method="nearest"),
+        dataclasses.replace(base, limits=(("p99", "ttft"),)),
+        dataclasses.replace(base, bootstrap=("percentile", 2000, 1)),
+        dataclasses.replace(base, bootstrap=("bca", 2000, 1)),
+        dataclasses.replace(base, bootstrap=("percentile", 1000, 1)),
+        dataclasses.replace(base, bootstrap=("percentile", 2000, 2)),
     ]
     digests = {base.digest(), *(v.digest() for v in variants)}
     assert len(digests) == len(variants) + 1
@@ -270,6 +275,8 @@ def _key_fields(entry: Path) -> dict:
         "statistics": tuple(key["statistics"]),
         "method": key["method"],
         "slos": tuple(tuple(p) for p in key["slos"]),
+        "limits": tuple(tuple(p) for p in key["limits"]),
+        "bootstrap": tuple(key["bootstrap"]),
     }
 
 

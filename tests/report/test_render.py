@@ -42,10 +42,10 @@ def test_headline_carries_every_footnote_and_both_cost_consequences(main_report)
     _, report = main_report
     head = _headline(report)
     assert (
-        "8x MI355X delivers 24.4% more total tokens per GPU[^tokens][^norm] than HGX B300 at "
+        "8x MI355X delivers 24.4% more total tokens per GPU[^tokens],[^norm] than HGX B300 at "
         "50 tok/s per user[^latency], which at equal prices is 19.6% lower cost per token[^price]"
     ) in head
-    assert "24.4% more total tokens per GPU[^tokens][^norm] than HGX B300" in head
+    assert "24.4% more total tokens per GPU[^tokens],[^norm] than HGX B300" in head
     assert "at 50 tok/s per user[^latency]" in head
     assert "which at equal prices is 19.6% lower cost per token[^price]" in head
     assert "at the declared prices ($1.50 vs $2.26 per GPU-hour) it is 46.6% lower" in head
@@ -88,9 +88,24 @@ def test_disclosure_verdict_and_missing_items_as_questions(main_report):
     _, report = main_report
     assert "**Verdict: directional signal only.**" in report
     assert "18 of 38 checklist items are disclosed" in report
-    section = report.split("What a reader should ask")[1].split("## ")[0]
-    assert "- Under what load (concurrency or rate, sweep range) was it measured?" in section
-    assert "- Has anyone independent verified the figures?" in section
+    assert "at least half the items, 19 of 38, are disclosed" in report and "1 short" in report
+    section = report.split("so a reader should ask")[1].split("## ")[0]
+    assert (
+        "- ★ Under what load (concurrency or rate, sweep range) was it measured? "
+        "(`load_conditions`)"
+    ) in section
+    assert "- Has anyone independent verified the figures? (`verification`)" in section
+    # one table with the answers, and the undisclosed items listed once, not twice
+    table = report.split("## Disclosure")[1].split("Not disclosed")[0]
+    assert (
+        "| `memory` | What is each accelerator's nominal and usable memory? | stated in the spec: "
+        "8x MI355X: 288 GB per GPU; HGX B300: 288 GB per GPU (usable 270 GB) |"
+    ) in table
+    assert (
+        "| `utilization` | What utilization does the cost assume? | stated in the spec: 100% |"
+        in table
+    )
+    assert "not disclosed" not in table and report.count("(`verification`)") == 1
 
 
 def test_provenance_holds_the_spec_hash_version_and_overrides(main_report, build):
@@ -130,8 +145,15 @@ def test_default_sensitivity_when_none_declared(build):
     out, _ = build(SWEEP)  # sweep.cmp declares no sensitivity
     report = (out / "report.md").read_text()
     assert "the default set is shown" in report
-    for alt in ("| output |", "| p50 |", "| p90 |", "| p99 |", "| 40% |", "| 70% |", "| 100% |"):
-        assert alt in report
+    # reported figures: no alternative can move a ratio, so each parameter folds into one line
+    assert (
+        "Folded out of the table, because no alternative of it changes a ratio: token accounting "
+        "(output, input + output) leaves them at 1.148 and 0.697; statistic (p50, p90, p99) leaves "
+        "them at 1.148 and 0.697; utilization (40%, 70%, 100%) leaves them at 1.148 and 0.697."
+    ) in report
+    table = report.split("## Sensitivity")[1].split("Folded")[0]
+    assert "| as specified | (the spec) | 1.148 | 0.697 | System A | System A |" in table
+    assert "| 40% |" not in table and "| p90 |" not in table
 
 
 def test_synthetic_data_are_said_prominently(build):
@@ -185,7 +207,10 @@ def test_spec_text_cannot_break_markdown_or_html(build):
     out, _ = build(HOSTILE, html=True)
     report = (out / "report.md").read_text()
     page = (out / "report.html").read_text()
-    assert "<script>" not in report and "<script>" not in page
+    assert "<script>" not in report
+    from cmpc.report.html import script
+
+    assert page.count("<script") == 1 and f"<script>{script()}</script>" in page  # cmpc's own
     assert "onerror=alert" not in page.replace("&lt;img src=x onerror=alert(1)&gt;", "")
     assert 'href="javascript' not in page
     assert '<img src="https://evil' not in page
@@ -195,8 +220,8 @@ def test_spec_text_cannot_break_markdown_or_html(build):
     tokens = MarkdownIt("commonmark").enable("table").parse(report)
     rows = [t for t in tokens if t.type == "tr_open"]
     assert rows
-    # footnote definitions stay the five cmpc writes, however the spec spells [^...]
-    assert len(re.findall(r"^\[\^\w+\]: ", report, re.M)) == 5
+    # footnote definitions stay the six cmpc writes (`ci`: intervals), however spelt in the spec
+    assert len(re.findall(r"^\[\^\w+\]: ", report, re.M)) == 6
     assert report.splitlines()[0].startswith("# Title \\| with pipes \\<script\\>")
 
 
@@ -306,7 +331,7 @@ def test_iso_interactivity_table_reads_both_frontiers_and_marks_reversals(build)
     section = report.split("### At equal interactivity")[1].split("## ")[0]
     assert "**the lead reverses within this range**" in section
     assert "| **30** | **2,477.8** | **2,192.6** | **1.130** |" in section
-    # one number of decimals per column (issue 14): 1,500.0 beside 2,477.8, not 1,500
+    # one number of decimals per column: 1,500.0 beside 2,477.8, never 1,500
     assert "| 50 | 1,500.0 | 1,600.0 | 0.938 (reversed) |" in section
     assert "| 20 | 3,000.0 | 2,500.0 | 1.200 |" in section
     results = json.loads((out / "results.json").read_text())
@@ -317,3 +342,17 @@ def test_iso_interactivity_table_reads_both_frontiers_and_marks_reversals(build)
 def test_no_iso_table_without_two_frontiers(main_report):
     _, report = main_report
     assert "At equal interactivity" not in report
+
+
+def test_systems_side_by_side_with_the_rows_that_differ_first(main_report):
+    _, report = main_report
+    section = report.split("## Results")[1].split("## Figure")[0]
+    lines = [line for line in section.splitlines() if line.startswith("|")]
+    assert lines[0] == "| Quantity | 8x MI355X | HGX B300 (baseline) |"
+    assert "### 8x MI355X" not in report  # no table per system any more
+    labels = [line.split(" | ")[0][2:] for line in lines[2:]]
+    assert labels.index("Memory") < labels.index("Engine")  # 288 GB vs 288 GB (usable 270 GB)
+    assert "| Memory | 288 GB per GPU | 288 GB per GPU (usable 270 GB) |" in lines
+    assert "| Model | Kimi K3 | Kimi K3 |" in lines
+    assert "| Relative to the baseline | 1.244× (to HGX B300) | 1.000× (the baseline) |" in lines
+    assert "the 8 rows that differ first, then the 7 they share" in section

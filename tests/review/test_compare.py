@@ -47,7 +47,9 @@ def test_the_llmk8s_headline_is_right(capsys):
     assert code == 0, err
     percent = f"{(a / b - 1) * 100:.1f}%"
     assert percent == "38.1%"
-    assert out.startswith(f"a delivers {percent} more total tokens per GPU[^tokens][^norm] than b")
+    # the headline from runs carries its bootstrap interval (issue 16)
+    assert out.startswith(f"a delivers {percent} more (95% CI ")
+    assert "[^ci] total tokens per GPU[^tokens],[^norm] than b" in out.splitlines()[0]
     # one run each: "at its measured load" (issue 14), with the rates, then the interactivities
     assert f"(all requests at once vs 4 req/s; {a_user:.2f} vs {b_user:.2f} tok/s per user" in out
     assert f"throughput ratio a / b: x{a / b:.4g}" in out

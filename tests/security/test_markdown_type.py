@@ -66,6 +66,9 @@ def test_markdown_is_not_html_safe_so_html_output_still_escapes_it():
     for HTML, and the HTML preview renders its characters as text."""
     assert not hasattr(Md("x"), "__html__")
     page = to_html(Md("label: ") + "<script>alert(1)</script>", "t", {})
+    from cmpc.report.html import script
+
+    page = page.replace(f"<script>{script()}</script>", "")  # cmpc's own page script
     assert "<script>" not in page and "&lt;script&gt;" in page
 
 

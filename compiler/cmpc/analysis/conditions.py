@@ -28,6 +28,7 @@ def conditions(c: ir.Comparison) -> T.Conditions:
             "read": lat.read,
             "percentile_method": lat.percentile_method,
             "slo": lat.slo,
+            "percentile_slo": lat.percentile_slo,
         },
         "tokens": {
             "count": list(tok.count),

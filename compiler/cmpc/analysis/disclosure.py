@@ -10,9 +10,18 @@ from cmpc.ir import model as ir
 from cmpc.language import vocabulary as V
 
 
-def disclosure(c: ir.Comparison, results: Mapping[str, T.SystemResult]) -> T.Disclosure:
-    """Each checklist item answered or not, the score, and "directional signal only" below half."""
+def disclosure(
+    c: ir.Comparison,
+    results: Mapping[str, T.SystemResult],
+    files: Mapping[str, str] | None = None,
+) -> T.Disclosure:
+    """Each checklist item answered or not, the score, and "directional signal only" below half.
+
+    `files` holds facts the run files state ("from the run files: ..."); the spec's own answer
+    wins where both exist.
+    """
     answers = dict(c.disclosure)
+    files = files or {}
     systems = c.systems
 
     def every(pred: Callable[[ir.System], bool]) -> bool:
@@ -47,15 +56,20 @@ def disclosure(c: ir.Comparison, results: Mapping[str, T.SystemResult]) -> T.Dis
     }
     items: list[T.DisclosureItem] = []
     for key, question in V.CHECKLIST.items():
-        answered = key in answers or from_spec.get(key, False)
+        spec = key in answers or from_spec.get(key, False)
+        stated = files.get(key) if key not in answers else None
+        where: T.DisclosureFrom = (
+            "answer" if key in answers else "spec" if spec else "files" if stated else None
+        )
         items.append(
             {
                 "key": key,
                 "question": question,
                 "answer": answers.get(key),
-                "answered": bool(answered),
-                "from": "answer" if key in answers else "spec" if answered else None,
+                "answered": where is not None,
+                "from": where,
                 "five_questions": key in V.FIVE_QUESTIONS,
+                "from_files": stated,
             }
         )
     score = sum(i["answered"] for i in items)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from cmpc.analysis import types as T
 from cmpc.analysis.comparisons import hit_rate_gaps, load, ratios
+from cmpc.analysis.distributions import latency_cdf
 from cmpc.analysis.economics import UNITS, cost, energy, hourly_cost, scale
 from cmpc.analysis.hardware import gpu_count
 from cmpc.analysis.reads import goodput, measured_runs, method, point_json, read_system
@@ -80,6 +81,7 @@ def _system_result(
         "hit_rate_basis": read.hit_rate_basis,
         "notes": list(read.notes),
         "goodput": goodput(comparison, runs, gpus),
+        "latency_cdf": latency_cdf(comparison, runs),
         "at_target": {
             "interactivity_tok_s_user": target.interactivity_tok_s_user if target else None,
             "latency_ms": target.latency_ms if target else None,
@@ -96,5 +98,7 @@ def _system_result(
         },
         "cost": cost(comparison, system, hourly, per_gpu),
         "energy": energy(system, per_gpu),
+        "uncertainty": None,  # filled by analysis.results (only the spec's own conditions)
+        "capacity_at_slo": None,
     }
     return result, found

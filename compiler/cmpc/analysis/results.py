@@ -10,6 +10,8 @@ from cmpc.analysis.claims import claim_combinations, claim_result
 from cmpc.analysis.conditions import conditions
 from cmpc.analysis.disclosure import disclosure
 from cmpc.analysis.figures import figures
+from cmpc.analysis.intervals import settings, with_intervals
+from cmpc.analysis.run_facts import disagreements, run_facts
 from cmpc.analysis.sensitivity import sensitivity
 from cmpc.diagnostics import Diagnostic
 from cmpc.ingest.points import SystemData
@@ -21,6 +23,7 @@ def analyze(
 ) -> tuple[T.Analysis, list[Diagnostic]]:
     """The results model (see schemas/results.schema.json) and the warnings met on the way."""
     at_spec, diagnostics = figures(comparison, data)
+    headline = with_intervals(comparison, data, at_spec.systems, at_spec.headline)
     cap = capacity(comparison)
     diagnostics += capacity_warnings(comparison, cap)
     results: T.Analysis = {
@@ -30,13 +33,14 @@ def analyze(
         "synthetic": comparison.synthetic,
         "conditions": conditions(comparison),
         "systems": at_spec.systems,
-        "headline": at_spec.headline,
+        "headline": headline,
         "load": at_spec.load,
         "comparisons": at_spec.comparisons,
         "claims": [claim_result(c, comparison, at_spec.systems) for c in comparison.claims],
         "claim_combinations": claim_combinations(comparison.claims),
-        "sensitivity": sensitivity(comparison, data, at_spec.headline),
+        "sensitivity": sensitivity(comparison, data, headline),
         "capacity": cap,
-        "disclosure": disclosure(comparison, at_spec.systems),
+        "disclosure": disclosure(comparison, at_spec.systems, run_facts(comparison, data)),
+        "uncertainty": settings(comparison),
     }
-    return results, diagnostics
+    return results, diagnostics + disagreements(comparison, data)

@@ -8,13 +8,14 @@ from typing import Any
 
 from cmpc.analysis import types as T
 from cmpc.analysis.figures import figures
+from cmpc.analysis.intervals import ratio_intervals
 from cmpc.ingest.points import SystemData
 from cmpc.ir import model as ir
 from cmpc.language import vocabulary as V
 
 
 def sensitivity(
-    c: ir.Comparison, data: Mapping[str, SystemData], head: T.Ratios | None
+    c: ir.Comparison, data: Mapping[str, SystemData], head: T.Headline | None
 ) -> T.Sensitivity:
     """One row per alternative: its ratios and winners against the spec's own `head`line."""
     declared = bool(c.sensitivity)
@@ -36,9 +37,11 @@ def flips(
     spec_ratio: float | None,
     spec_winner: str | None,
     band: float,
+    noise: bool = False,
 ) -> bool:
-    """True when the alternative names a winner other than the spec's, and neither is a tie."""
-    if is_tie(ratio, band) or is_tie(spec_ratio, band):
+    """True when the alternative names a winner other than the spec's, neither is a tie, and
+    neither ratio is within measurement noise (`noise`: either interval holds 1 or the band)."""
+    if noise or is_tie(ratio, band) or is_tie(spec_ratio, band):
         return False
     return bool(winner and spec_winner and winner != spec_winner)
 
@@ -48,13 +51,17 @@ def _row(
     data: Mapping[str, SystemData],
     parameter: V.SensitivityParameter,
     alt: ir.Alternative,
-    head: T.Ratios | None,
+    head: T.Headline | None,
 ) -> T.SensitivityRow:
     """The headline recomputed under one alternative, or why it cannot be."""
     variant = _alternative(c, parameter, alt.value)
     available, reason = _available(variant, parameter, alt.value)
     # the variant's warnings restate the spec's own: the row carries only what differs
-    sub = figures(variant, data)[0].headline if available else None
+    at = figures(variant, data)[0] if available else None
+    sub = at.headline if at else None
+    found = ratio_intervals(variant, data, at.systems, sub) if at else None
+    spec_noise = bool(head and head["within_noise"])
+    cost_spec_noise = bool(head and head["cost_within_noise"])
     throughput_ratio = sub["throughput_ratio"] if sub else None
     cost_ratio = sub["cost_ratio"] if sub else None
     winner = sub["winner"] if sub else None
@@ -76,11 +83,23 @@ def _row(
         "bound": sub["bound"] if sub else None,
         "tie": is_tie(throughput_ratio, band),
         "cost_tie": is_tie(cost_ratio, band),
+        "throughput_ratio_ci": found["throughput_ratio_ci"] if found else None,
+        "within_noise": found["within_noise"] if found else None,
         "flips": flips(
-            throughput_ratio, winner, spec_ratio, head["winner"] if head else None, band
+            throughput_ratio,
+            winner,
+            spec_ratio,
+            head["winner"] if head else None,
+            band,
+            noise=spec_noise or bool(found and found["within_noise"]),
         ),
         "cost_flips": flips(
-            cost_ratio, cost_winner, spec_cost_ratio, head["cost_winner"] if head else None, band
+            cost_ratio,
+            cost_winner,
+            spec_cost_ratio,
+            head["cost_winner"] if head else None,
+            band,
+            noise=cost_spec_noise or bool(found and found["cost_within_noise"]),
         ),
     }
 

@@ -52,6 +52,7 @@ class LatencyConditions(TypedDict):
     read: ReadMethod
     percentile_method: PercentileMethod
     slo: tuple[tuple[str, float], ...]
+    percentile_slo: tuple[tuple[str, str, float], ...]
 
 
 class TokenConditions(TypedDict):
@@ -184,6 +185,69 @@ class Goodput(TypedDict):
     best: GoodputRun | None
 
 
+class Spread(TypedDict):
+    mean: float | None
+    std: float | None  # sample standard deviation (n - 1) between repetitions
+    cv: float | None
+
+
+class Repetition(TypedDict):
+    concurrency: float | None
+    runs: int
+    labels: list[str]
+    throughput_per_gpu: Spread
+    latency_s: Spread
+
+
+class RunInterval(TypedDict):
+    label: str
+    concurrency: float | None
+    latency_s: float | None
+    latency_s_ci: list[float] | None
+    interactivity_ci: list[float] | None
+    throughput_per_gpu_ci: list[float] | None
+
+
+class SystemUncertainty(TypedDict):
+    throughput_per_gpu_ci: list[float] | None
+    reachable_share: float | None  # replicates whose frontier reaches the target
+    runs: list[RunInterval]
+    repetitions: list[Repetition]
+    run_to_run: Literal["measured", "unknown"]
+    note: str | None
+
+
+class SloLimit(TypedDict):
+    statistic: str
+    metric: str
+    limit_ms: float
+
+
+class CapacityAtSlo(TypedDict):
+    limits: list[SloLimit]
+    load_key: Literal["concurrency", "request_rate"]
+    method: str
+    met: bool
+    load: float | None
+    load_ci: list[float] | None
+    bracket: list[float]
+    bounded_by_sweep: bool
+    limiting: str | None
+    throughput_per_gpu: float | None
+    throughput_per_gpu_ci: list[float] | None
+    usd_per_million_tokens: float | None
+    usd_per_million_tokens_ci: list[float] | None
+    note: str | None
+
+
+class LatencyCdf(TypedDict):
+    label: str  # the run, as points name it
+    concurrency: float | None
+    percentiles: list[float]
+    ttft_s: list[float]
+    tpot_s: list[float]
+
+
 class SystemResult(TypedDict):
     name: str
     label: str
@@ -199,9 +263,12 @@ class SystemResult(TypedDict):
     hit_rate_basis: HitRateBasis
     notes: list[str]
     goodput: Goodput | None
+    latency_cdf: LatencyCdf | None
     at_target: AtTarget
     cost: CostResult
     energy: Energy | None
+    uncertainty: SystemUncertainty | None
+    capacity_at_slo: CapacityAtSlo | None
 
 
 # -- between systems ------------------------------------------------------------------------------
@@ -241,6 +308,8 @@ class SensitivityRow(TypedDict):
     bound: RatioBound | None  # as Ratios.bound: a winner is named only where it is established
     tie: bool  # the throughput ratio is within the tie band of 1
     cost_tie: bool
+    throughput_ratio_ci: list[float] | None
+    within_noise: bool | None  # the ratio's interval holds 1 or lies within the tie band
     flips: bool
     cost_flips: bool
 
@@ -322,6 +391,8 @@ class CapacityResult(TypedDict):
     systems: list[CapacitySystem]
 
 
+DisclosureFrom = Literal["answer", "spec", "files"] | None
+
 # `from` is a keyword: this one is spelled the functional way
 DisclosureItem = TypedDict(
     "DisclosureItem",
@@ -330,8 +401,9 @@ DisclosureItem = TypedDict(
         "question": str,
         "answer": str | None,
         "answered": bool,
-        "from": Literal["answer", "spec"] | None,
+        "from": DisclosureFrom,
         "five_questions": bool,
+        "from_files": str | None,  # what the run files state, when the spec gives no answer
     },
 )
 
@@ -348,6 +420,31 @@ class Disclosure(TypedDict):
 # -- the whole document -------------------------------------------------------------------------
 
 
+# -- uncertainty (bootstrap intervals) and capacity at percentile SLOs ---------------------------
+
+
+class HeadlineUncertainty(TypedDict):
+    throughput_ratio_ci: list[float] | None
+    cost_ratio_ci: list[float] | None
+    confidence: float | None
+    within_noise: bool | None
+    cost_within_noise: bool | None
+    interval_note: str | None
+
+
+class Headline(Ratios, HeadlineUncertainty):
+    capacity_at_slo_ratio: float | None
+    capacity_at_slo_ratio_ci: list[float] | None
+
+
+class UncertaintyConditions(TypedDict):
+    enabled: bool
+    confidence: float
+    method: Literal["percentile", "bca"]
+    resamples: int
+    seed: int
+
+
 class Analysis(TypedDict):
     """What `analysis.results.analyze` computes from the IR and the reduced runs."""
 
@@ -357,7 +454,7 @@ class Analysis(TypedDict):
     synthetic: bool
     conditions: Conditions
     systems: dict[str, SystemResult]
-    headline: Ratios | None
+    headline: Headline | None
     load: Load | None
     comparisons: list[Ratios]
     claims: list[ClaimResult]
@@ -365,6 +462,7 @@ class Analysis(TypedDict):
     sensitivity: Sensitivity
     capacity: CapacityResult | None
     disclosure: Disclosure
+    uncertainty: UncertaintyConditions
 
 
 class SpecFile(TypedDict):

@@ -43,3 +43,4 @@ class Options:
     remote: bool = False  # fsspec URLs in run globs (`--allow-remote`)
     sketch: float | None = None  # DDSketch relative accuracy for percentiles (`--sketch`)
     exports: tuple[str, ...] = ()  # names in cmpc.build.exports.EXPORTS
+    png: bool = False  # a PNG beside each SVG figure (`--png`, the png extra)

@@ -46,6 +46,7 @@ def build_spec(
     unsets: Sequence[str] = (),
     render: bool = True,
     html: bool = False,
+    png: bool = False,
     template_dir: str | None = None,
     use_cache: bool = False,
     cache_dir: str | None = None,
@@ -72,6 +73,8 @@ def build_spec(
         options = Options(render, html, template_dir, use_cache, cache_dir, progress)
     if exports:
         options = dataclasses.replace(options, exports=(*options.exports, *exports))
+    if png:
+        options = dataclasses.replace(options, png=True)
     target = Path(out_dir) if out_dir else Path("build") / Path(spec_path).stem
     keep = [Path(spec_path), *([Path(options.template_dir)] if options.template_dir else [])]
     built = compute_build(
@@ -184,7 +187,7 @@ def compute_build(
         # report/ reads the results as the JSON document they are (it does not take T.Results yet)
         document = cast(JsonObject, results)
         rendered, problems = render_outputs(
-            document, html=options.html, template_dir=options.template_dir
+            document, html=options.html, template_dir=options.template_dir, png=options.png
         )
         diagnostics += problems
         if has_errors(diagnostics):

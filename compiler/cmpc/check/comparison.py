@@ -20,6 +20,7 @@ from cmpc.check.sensitivity import read_sensitivity
 from cmpc.check.sources import read_source
 from cmpc.check.systems import read_system
 from cmpc.check.tokens import read_normalize, read_tokens
+from cmpc.check.uncertainty import read_uncertainty
 from cmpc.check.values import Field
 from cmpc.ir import model as ir
 from cmpc.language import vocabulary as V
@@ -101,6 +102,9 @@ def read_comparison(ctx: Context, root: st.Entry) -> ir.Comparison | None:
         else ((), ir.DEFAULT_TIE_BAND)
     )
     disclosure = read_disclosure(ctx, one["disclosure"]) if "disclosure" in one else ()
+    uncertainty = (
+        read_uncertainty(ctx, one["uncertainty"]) if "uncertainty" in one else ir.Uncertainty()
+    )
     question = block["question"]
     synthetic = any(s.role == "synthetic" for s in sources)
     if title is None or (baseline is None and not audit):
@@ -120,6 +124,7 @@ def read_comparison(ctx: Context, root: st.Entry) -> ir.Comparison | None:
         claims=claims,
         sensitivity=sensitivity,
         tie_band=tie_band,
+        uncertainty=uncertainty,
         disclosure=disclosure,
         synthetic=synthetic,
     )

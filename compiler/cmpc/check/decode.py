@@ -91,7 +91,7 @@ def _read(ctx: Context, field: Field, key: V.KeySpec) -> Any:
     if key.kind == "date":
         return r.date(field)
     if key.kind == "integer":
-        return r.number(field, integer=True)
+        return r.number(field, key.range, integer=True)
     if key.kind == "number":
         return r.number(field, key.range)
     if key.kind in ("fraction", "share"):

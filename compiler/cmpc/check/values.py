@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import difflib
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -384,6 +385,7 @@ class Reader:
                 and isinstance(a, st.Name)
                 and a.value in allowed
                 and not _is_name_valued(atoms[i - 1])
+                and not (field.key == "slo" and _names_statistic(atoms[i - 1]))
             ),
             None,
         )
@@ -415,3 +417,11 @@ class Reader:
             body_span=field.body_span,
         )
         return [head, *self._split_run_on(Field.of(rest), allowed)]
+
+
+def _names_statistic(atom: st.Atom) -> bool:
+    """`p99` in `slo p99 ttft 2 s`: the metric after it is a limit's, not a new entry."""
+    return (
+        isinstance(atom, st.Name)
+        and re.fullmatch(r"mean|median|p\d+(\.\d+)?", atom.value) is not None
+    )

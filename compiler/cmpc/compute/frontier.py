@@ -148,6 +148,44 @@ def steffen_curve(frontier: Sequence[Point], targets: Sequence[float]) -> Floats
     return out
 
 
+def _sign(v: float) -> float:
+    return float((v > 0) - (v < 0))
+
+
+def _interior_slope(h0: float, h1: float, s0: float, s1: float) -> float:
+    p = (s0 * h1 + s1 * h0) / (h0 + h1)
+    return (_sign(s0) + _sign(s1)) * min(min(abs(s0), abs(s1)), 0.5 * abs(p))
+
+
+def steffen_value(frontier: Sequence[Point], at: float, k: int) -> float:
+    """`steffen_curve` at one target in segment `k`, in plain floats (the same operations in
+    the same order, so the same value): a read per bootstrap replicate stays cheap."""
+    x = [p.interactivity for p in frontier]
+    y = [p.throughput for p in frontier]
+    n = len(x)
+    h = [x[i + 1] - x[i] for i in range(n - 1)]
+    s = [(y[i + 1] - y[i]) / h[i] for i in range(n - 1)]
+
+    def slope(i: int) -> float:
+        if n == 2:
+            return s[0]
+        if 0 < i < n - 1:
+            return _interior_slope(h[i - 1], h[i], s[i - 1], s[i])
+        if i == 0:
+            return (3 * s[0] - _interior_slope(h[0], h[1], s[0], s[1])) / 2
+        return (3 * s[-1] - _interior_slope(h[n - 3], h[n - 2], s[n - 3], s[n - 2])) / 2
+
+    t = (at - x[k]) / h[k]
+    t2, t3 = t * t, t * t * t
+    raw = (
+        (2 * t3 - 3 * t2 + 1) * y[k]
+        + (t3 - 2 * t2 + t) * h[k] * slope(k)
+        + (-2 * t3 + 3 * t2) * y[k + 1]
+        + (t3 - t2) * h[k] * slope(k + 1)
+    )
+    return min(max(raw, min(y)), max(y))
+
+
 def _segment(frontier: Sequence[Point], target: float) -> int:
     """Index of the lower knot of the segment holding `target` (last segment at the top end)."""
     x = [p.interactivity for p in frontier]
@@ -180,7 +218,7 @@ def read_at(
     if knot is not None:
         value = knot.throughput  # every method reads a measured point as measured
     elif method is Method.STEFFEN:
-        value = float(steffen_curve(frontier, [at])[0])
+        value = steffen_value(frontier, at, k)
     elif method is Method.LINEAR:
         t = (at - lo.interactivity) / (hi.interactivity - lo.interactivity)
         value = lo.throughput + t * (hi.throughput - lo.throughput)

@@ -62,6 +62,8 @@ class Key:
     statistics: tuple[str, ...]
     method: str = "linear"
     slos: tuple[tuple[str, float], ...] = ()  # goodput limits change the reduction
+    limits: tuple[tuple[str, str], ...] = ()  # statistics the percentile SLOs limit
+    bootstrap: tuple[str, int, int] = ("", 0, 0)  # interval method, resamples, seed
 
     def to_json(self) -> JsonObject:
         return {
@@ -76,6 +78,8 @@ class Key:
             "statistics": list(self.statistics),
             "method": self.method,
             "slos": [list(pair) for pair in self.slos],
+            "limits": [list(pair) for pair in self.limits],
+            "bootstrap": list(self.bootstrap),
         }
 
     def digest(self) -> str:
@@ -369,12 +373,27 @@ def _point(row: list[object]) -> RunPoint:
     for name, value in values.items():
         if name in ("path", "label"):
             ok = isinstance(value, str)
-        elif name == "index":
+        elif name == "resampled":
+            ok = value is None or isinstance(value, str)
+        elif name in ("index", "resamples"):
             ok = type(value) is int
+        elif name == "limits":
+            ok = isinstance(value, dict) and all(
+                v is None or (isinstance(v, int | float) and not isinstance(v, bool))
+                for v in value.values()
+            )
         elif name == "fields":
             ok = isinstance(value, dict) and all(
                 v is None or isinstance(v, str | int | float) for v in value.values()
             )
+        elif name == "quantiles":
+            ok = isinstance(value, dict) and all(
+                isinstance(v, list)
+                and all(isinstance(x, int | float) and not isinstance(x, bool) for x in v)
+                for v in value.values()
+            )
+            if ok:
+                values[name] = {str(k): tuple(float(x) for x in v) for k, v in value.items()}
         else:
             ok = value is None or (isinstance(value, int | float) and not isinstance(value, bool))
         if not ok:

@@ -144,6 +144,7 @@ def load_data(
     diagnostics: list[Diagnostic] = []
     stats = tuple(statistics_needed(comparison))
     metric = comparison.latency.metric
+    boot = comparison.uncertainty
     slos = tuple(comparison.latency.slo)
     # each system's steps: a task per confined file, a diagnostic per refused one; None: no file
     plans: list[tuple[ir.System, list[Task | Diagnostic] | None]] = []
@@ -159,7 +160,20 @@ def load_data(
             found, problems = _remote_files(system, runs.glob, spec_dir, remote, comparison.file)
             diagnostics += problems
             steps: list[Task | Diagnostic] = [
-                Task(url, url, runs.format, tuple(runs.where), metric, stats, slos, sketch)
+                Task(
+                    url,
+                    url,
+                    runs.format,
+                    tuple(runs.where),
+                    metric,
+                    stats,
+                    slos,
+                    sketch,
+                    limits=tuple((stat, m) for stat, m, _ in comparison.latency.percentile_slo),
+                    resamples=boot.resamples if boot.enabled else 0,
+                    seed=boot.seed if boot.enabled else 0,
+                    interval_method=boot.method if boot.enabled else "",
+                )
                 for url in found
             ]
             tasks += [t for t in steps if isinstance(t, Task)]
@@ -220,6 +234,10 @@ def load_data(
                 stats,
                 slos=slos,
                 sketch=sketch,
+                limits=tuple((stat, m) for stat, m, _ in comparison.latency.percentile_slo),
+                resamples=boot.resamples if boot.enabled else 0,
+                seed=boot.seed if boot.enabled else 0,
+                interval_method=boot.method if boot.enabled else "",
                 root=str(spec_dir),
             )
             tasks.append(task)

@@ -5,8 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from cmpc.metrics import RunMetrics
 from cmpc.traces.where import Filter
+
+# The percentiles kept of each run's per-request TTFT and TPOT, for the latency CDF figures.
+CDF_PERCENTILES = tuple(float(q) for q in range(0, 101, 2))
+CDF_METRICS = ("ttft", "tpot")
 
 
 @dataclass(frozen=True)
@@ -25,6 +31,14 @@ class RunPoint:
     fields: Mapping[str, object] = field(default_factory=dict)
     goodput_req_s: float | None = None  # requests/s meeting every SLO (`latency { slo ... }`)
     slo_attainment: float | None = None  # share of all requests meeting every SLO
+    # the run's statistics the percentile SLOs limit (`p99 ttft` -> seconds), if any
+    limits: Mapping[str, float | None] = field(default_factory=dict)
+    # bootstrap replicates (ingest/resample.py): rows `latency_s`, the REPLICATE_ROWS rates,
+    # then one per percentile SLO, `resamples` columns each, packed; None: no per-request data
+    resampled: str | None = None
+    resamples: int = 0
+    # per-request TTFT and TPOT (s) at CDF_PERCENTILES; empty for aggregate-only formats
+    quantiles: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -38,6 +52,9 @@ class SystemData:
 def matches(fields: Mapping[str, object], where: Iterable[tuple[str, str]]) -> bool:
     """A spec's `where` pairs, compared as `cmpc sweep --where` compares them."""
     return all(Filter(key, value).matches(fields) for key, value in where)
+
+
+REPLICATE_ROWS = ("latency_s", "input_tok_s", "output_tok_s", "cached_tok_s")
 
 
 def run_point(metrics: RunMetrics, metric: str, statistic: str, rel: str) -> RunPoint:
@@ -69,4 +86,16 @@ def run_point(metrics: RunMetrics, metric: str, statistic: str, rel: str) -> Run
         fields=fields,
         goodput_req_s=metrics.goodput,
         slo_attainment=metrics.slo_attainment,
+        quantiles=_quantiles(metrics),
     )
+
+
+def _quantiles(metrics: RunMetrics) -> dict[str, tuple[float, ...]]:
+    """Each CDF metric's per-request percentiles, with the run's own percentile method."""
+    out = {}
+    for metric in CDF_METRICS:
+        x = metrics.samples.get(metric)
+        if x is not None and x.size:
+            values = np.percentile(x, CDF_PERCENTILES, method=metrics.method)
+            out[metric] = tuple(float(v) for v in values)
+    return out

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cmpc.diagnostics import Diagnostic, error, warning
-from cmpc.ingest import remote, sketch
+from cmpc.ingest import remote, resample, sketch
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
 from cmpc.ingest.points import RunPoint, matches, run_point
 from cmpc.metrics import per_request, summarize  # imported before workers fork, not in each
@@ -41,6 +41,10 @@ class Task:
     statistics: tuple[str, ...]
     slos: tuple[tuple[str, float], ...] = ()
     sketch: float | None = None  # DDSketch relative accuracy for percentiles; None: exact
+    limits: tuple[tuple[str, str], ...] = ()  # (statistic, metric) the percentile SLOs limit
+    resamples: int = 0  # bootstrap replicates per run (0: none)
+    seed: int = 0
+    interval_method: str = ""
     root: str | None = None  # the spec's folder: files read beside `path` stay inside it
 
     @property
@@ -74,6 +78,8 @@ def _key(task: Task, sha256: str) -> Key:
         task.statistics,
         method=task.method,
         slos=task.slos,
+        limits=task.limits,
+        bootstrap=(task.interval_method, task.resamples, task.seed),
     )
 
 
@@ -109,15 +115,18 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
         if known and hit is not None:
             return Done(known + beside, hit, cached=True)
     if known:
-        reduced, problems = _reduce(task)
         sha = known + (beside or "")
+        reduced, problems = _reduce(task, lambda: sha)
     else:
         try:
             before: os.stat_result | None = path.stat()
         except OSError:
             before = None
         with readpass.hashing(task.path) as current:
-            reduced, problems = _reduce(task)
+            # the replicates' seed is the file's hash, known once the reader has closed it
+            reduced, problems = _reduce(
+                task, lambda: (current.digest or _sha256_or_empty(path)) + (beside or "")
+            )
         digest = current.digest or _sha256_or_empty(path)
         if cache and current.digest and before is not None:
             cache.remember_sha256(path, before, digest)
@@ -154,7 +163,7 @@ def _reduce_url(task: Task, cache: Cache | None) -> Done:
             hit = cache.get(_key(task, sha)) if cache else None
             if hit is not None:
                 return Done(sha, hit, cached=True)
-            reduced, problems = _reduce(dataclasses.replace(task, path=local))
+            reduced, problems = _reduce(dataclasses.replace(task, path=local), lambda: sha)
     except Exception as exc:  # fsspec's backends raise their own types for a failed read
         reason = getattr(exc, "strerror", None) or f"{type(exc).__name__}: {exc}"
         problem = error("E300", f"cannot read `{task.path}`: {reason}", file=task.path)
@@ -174,12 +183,27 @@ def _renamed(diagnostic: Diagnostic, local: str, url: str) -> Diagnostic:
     )
 
 
-def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
-    """Format `?` when nothing could be read; `runs` counts the runs `where` kept."""
+def _reduce(task: Task, sha256: Callable[[], str] = lambda: "") -> tuple[Reduced, list[Diagnostic]]:
+    """Format `?` when nothing could be read; `runs` counts the runs `where` kept.
+
+    `sha256` gives the file's hash (the resampling seed), asked for after the read and only
+    when the task resamples.
+    """
     loaded, problems = load_runs(
         task.path, format=task.format, gaps=task.reads_gaps, root=task.root
     )
     kept = [r for r in loaded if matches(r.fields, task.where)]
+    fmt = loaded[0].format if loaded else "?"
+    stated = _stated_fields(r.fields for r in loaded)
+    seed = sha256() if task.resamples and kept else ""
+    return Reduced(fmt, len(kept), reduce_runs(kept, task, seed), stated), problems
+
+
+def reduce_runs(
+    kept: Sequence[Run], task: Task, sha256: str = ""
+) -> dict[str, tuple[RunPoint, ...]]:
+    """Each run's point per statistic, with its bootstrap replicates when the task asks."""
+    settings = resample.Settings(task.resamples, task.seed)
     percentiles = tuple(s[1:] for s in task.statistics if s.startswith("p"))
     points: dict[str, list[RunPoint]] = {s: [] for s in task.statistics}
     for run in kept:
@@ -190,14 +214,25 @@ def _reduce(task: Task) -> tuple[Reduced, list[Diagnostic]]:
             slos=dict(task.slos) or None,
             overwrite_input=True,  # the run is dropped after: no copy of its largest column
         )
+        found = None
+        if task.resamples:
+            queries = [(task.metric, s) for s in task.statistics]
+            queries += [(m, s) for s, m in task.limits]
+            found = resample.replicates(run, queries, settings, sha256)
+        limits = {f"{s} {m}": metrics.latency_statistic(m, s) for s, m in task.limits}
+        rates = resample.rows_for(found, list(resample.RATE_ROWS))
+        extra = resample.rows_for(found, [f"{m} {s}" for s, m in task.limits])
         for stat in task.statistics:
             point = run_point(metrics, task.metric, stat, task.rel)
+            changes: dict[str, object] = {"limits": limits}
             if stat in sketched:
-                point = dataclasses.replace(point, latency_s=sketched[stat])
-            points[stat].append(point)
-    fmt = loaded[0].format if loaded else "?"
-    stated = _stated_fields(r.fields for r in loaded)
-    return Reduced(fmt, len(kept), {k: tuple(v) for k, v in points.items()}, stated), problems
+                changes["latency_s"] = sketched[stat]
+            if found is not None:
+                rows = [found.get(f"{task.metric} {stat}"), *rates, *extra]
+                changes["resampled"] = resample.pack(rows, task.resamples)
+                changes["resamples"] = task.resamples
+            points[stat].append(dataclasses.replace(point, **changes))  # type: ignore[arg-type]
+    return {k: tuple(v) for k, v in points.items()}
 
 
 def _stated_fields(

@@ -13,6 +13,7 @@ from cmpc.language.vocabulary import (
     CostBasis,
     CostPriceBasis,
     Format,
+    IntervalMethod,
     Metric,
     NormalizeUnit,
     PercentileMethod,
@@ -76,6 +77,19 @@ class Latency:
     read: ReadMethod = "steffen"
     percentile_method: PercentileMethod = "linear"
     slo: tuple[tuple[str, float], ...] = ()  # per-request limits in seconds, for goodput
+    # run-level limits (statistic, metric, seconds): `slo p99 ttft 2 s`, for capacity at SLO
+    percentile_slo: tuple[tuple[str, str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class Uncertainty:
+    """Bootstrap confidence intervals: on or off, level, method, replicate count and seed."""
+
+    enabled: bool = True
+    confidence: float = 0.95
+    method: IntervalMethod = "percentile"
+    resamples: int = 2000
+    seed: int = 1
 
 
 @dataclass(frozen=True)
@@ -318,6 +332,7 @@ class Comparison:
     claims: tuple[Claim, ...] = ()
     sensitivity: tuple[SensitivityAxis, ...] = ()
     tie_band: float = DEFAULT_TIE_BAND  # a ratio within it of 1 is a tie, never a flip
+    uncertainty: Uncertainty = field(default_factory=Uncertainty)
     disclosure: tuple[tuple[str, str], ...] = ()
     synthetic: bool = False
 

@@ -68,6 +68,8 @@ BY_DIMENSION: dict[str, Range] = {
 COUNT = Range(
     "count", "a count", 1, 1e9
 )  # GPUs, nodes, parallel degrees, layers, heads, dims, concurrency
+RESAMPLES = Range("resamples", "a bootstrap resample count", 10, 100_000)  # bounds build time
+SEED = Range("seed", "a seed", 1, 2**32 - 1)
 PARAMS = Range("params", "a parameter count", 1, 1e16)
 RATIO = Range(
     "ratio", "a ratio or weight", 1e-9, 1e9

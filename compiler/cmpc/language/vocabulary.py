@@ -19,6 +19,7 @@ Status = Literal["verified", "unverified", "self_reported"]
 Metric = Literal["ttft", "tpot", "chunk_gap", "e2el", "e2e_per_token"]
 TtftMode = Literal["excluded", "included"]
 ReadMethod = Literal["steffen", "linear", "nearest", "calculator"]
+IntervalMethod = Literal["percentile", "bca"]  # bootstrap confidence interval methods
 # numpy's names for its percentile methods (`numpy.percentile(method=...)`)
 PercentileMethod = Literal[
     "linear",
@@ -73,6 +74,7 @@ METRICS: tuple[Metric, ...] = get_args(Metric)
 PER_TOKEN_METRICS: tuple[Metric, ...] = ("tpot", "chunk_gap", "e2e_per_token")
 TTFT_MODES: tuple[TtftMode, ...] = get_args(TtftMode)
 READ_METHODS: tuple[ReadMethod, ...] = get_args(ReadMethod)
+INTERVAL_METHODS: tuple[IntervalMethod, ...] = get_args(IntervalMethod)
 READ_ALIASES: dict[str, ReadMethod] = {"spline": "steffen", "monotone": "steffen"}
 PERCENTILE_METHODS: tuple[PercentileMethod, ...] = get_args(PercentileMethod)
 TOKEN_KINDS: tuple[TokenKind, ...] = get_args(TokenKind)
@@ -212,6 +214,7 @@ COMPARISON = BlockSpec(
         KeySpec("capacity", "block"),
         KeySpec("claim", "block", repeats=True, field="claims"),
         KeySpec("sensitivity", "block"),
+        KeySpec("uncertainty", "block"),
         KeySpec("disclosure", "block"),
     ),
 )
@@ -389,12 +392,23 @@ LATENCY = BlockSpec(
         KeySpec("target"),
         KeySpec("read", "word", words=READ_METHODS, aliases=tuple(READ_ALIASES.items())),
         KeySpec("percentile_method", "word", words=PERCENTILE_METHODS),
-        KeySpec("slo"),
+        # `slo ttft 2 s tpot 50 ms` (per request: goodput) and `slo p99 ttft 2 s ...` (per run)
+        KeySpec("slo", repeats=True),
     ),
 )
 # `tie`: two values whose ratio lies within this share of 1 are a tie, never a flipped winner
 SENSITIVITY = BlockSpec(
     "sensitivity", (*_words(*SENSITIVITY_PARAMETERS), KeySpec("tie", "share", field="tie_band"))
+)
+# `uncertainty { confidence 95%  method percentile  resamples 2000  seed 1 }`, or `uncertainty off`
+UNCERTAINTY = BlockSpec(
+    "uncertainty",
+    (
+        KeySpec("confidence", "share", example="95%"),
+        KeySpec("method", "word", words=INTERVAL_METHODS),
+        KeySpec("resamples", "integer", range=ranges.RESAMPLES, example="2000"),
+        KeySpec("seed", "integer", range=ranges.SEED, example="1"),
+    ),
 )
 DISCLOSURE = BlockSpec(
     "disclosure",
@@ -428,3 +442,4 @@ BLEND_OPTIONS = BLEND.allowed()
 CAPACITY_KEYS = CAPACITY.allowed()
 CLAIM_KEYS = CLAIM.allowed()
 SENSITIVITY_KEYS = SENSITIVITY.allowed()
+UNCERTAINTY_KEYS = UNCERTAINTY.allowed()

@@ -12,13 +12,18 @@ from cmpc.report import figures as F
 from cmpc.report.environment import make_environment
 from cmpc.report.html import to_html
 from cmpc.report.model import View
-from cmpc.report.text import Md
+from cmpc.report.raster import png_figures
+from cmpc.report.text import Md, number
 
 REPORT_TEMPLATE = "report.md.j2"
 
 
 def render_outputs(
-    results: JsonObject, *, html: bool = False, template_dir: str | None = None
+    results: JsonObject,
+    *,
+    html: bool = False,
+    template_dir: str | None = None,
+    png: bool = False,
 ) -> tuple[dict[str, str | bytes], list[Diagnostic]]:
     """Every report file as {relative path: content}, and diagnostics.
 
@@ -42,7 +47,16 @@ def render_outputs(
     files: dict[str, str | bytes] = {}
     figures = []
     try:
-        if F.has_sweep(results):
+        if F.has_sweep(results) and F.one_run_each(results):
+            files["figures/runs.svg"] = F.runs_svg(results, order, labels)
+            figures.append(
+                {
+                    "path": "figures/runs.svg",
+                    "kind": "runs",
+                    "alt": Md("Throughput at the one measured run of each system"),
+                }
+            )
+        elif F.has_sweep(results):
             files["figures/frontier.svg"] = F.frontier_svg(results, order, labels)
             axis, caption = F.frontier_caption(results)
             figures.append(
@@ -69,6 +83,16 @@ def render_outputs(
                     ),
                 }
             )
+        if F.has_latency_cdf(results):
+            files["figures/latency.svg"] = F.latency_svg(results, order, labels)
+            figures.append(
+                {
+                    "path": "figures/latency.svg",
+                    "kind": "latency",
+                    "alt": Md("Distributions of per-request TTFT and TPOT, target and SLOs marked"),
+                }
+            )
+            _register_latency_cdf(view_model, results)
     except Exception as exc:  # a plotting failure must not leave a half-written build
         return {}, [
             error("E605", f"cannot draw the figures: {type(exc).__name__}: {exc}", file="figures/")
@@ -81,6 +105,10 @@ def render_outputs(
     files["figures.csv"] = F.figures_csv(view_model.fig.rows)
     if html:
         files["report.html"] = to_html(markdown, report["title"], files)
+    if png:
+        rasters, missing = png_figures(files)
+        files |= rasters
+        problems = problems + missing
     return files, problems
 
 
@@ -88,7 +116,22 @@ def figure_rows(results: JsonObject) -> list[JsonObject]:
     """The rows of figures.csv (id, quantity, system, value, unit, displayed, source), untyped."""
     view_model = View(results)
     view_model.build()
+    _register_latency_cdf(view_model, results)
     return list(view_model.fig.rows)
+
+
+def _register_latency_cdf(view_model: View, results: JsonObject) -> None:
+    """Every plotted point of the latency CDFs, for figures.csv (drawn after the report's)."""
+    for name, metric, q, ms in F.latency_cdf_points(results, view_model.order):
+        view_model.fig.add(
+            f"{name}.{metric}.cdf.p{q:g}",
+            f"{metric.upper()} percentile {q:g} of the run nearest the target",
+            ms,
+            "ms",
+            number(ms),
+            system=name,
+            source=str(results["systems"][name]["latency_cdf"]["label"]),
+        )
 
 
 def render_markdown(

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 from cmpc.compute.frontier import Method, Point, by_latency, read_at, steffen_curve
 from cmpc.jsontypes import JsonObject
 from cmpc.report import svg
-from cmpc.report.text import Md, csv_value, number, ratio
+from cmpc.report.text import Md, csv_value, number, ratio, usd
+from cmpc.report.words import METRIC_NAMES, PER, statistic_name, token_phrase
 from cmpc.safe_text import csv_cell
 
 COLORS = (
@@ -46,6 +47,111 @@ def _wrap(label: object, width: int = 16) -> str:
 
 def has_sweep(results: JsonObject) -> bool:
     return any((s or {}).get("points") for s in (results.get("systems") or {}).values())
+
+
+def one_run_each(results: JsonObject) -> bool:
+    """Every system with points has exactly one: a frontier would be a lone dot per system."""
+    counts = [len(s.get("points") or []) for s in (results.get("systems") or {}).values() if s]
+    return bool(counts) and max(counts) == 1
+
+
+def figure_conditions(results: JsonObject) -> tuple[str, ...]:
+    """What every plotted number holds under, as phrases for the figure's conditions line:
+    model, latency metric and statistic, tokens counted, normalization, source and date."""
+    cond = results.get("conditions") or {}
+    ir_systems = (results.get("ir") or {}).get("systems") or []
+    phrases: list[str] = []
+    models = sorted({_text(s["model"]) for s in ir_systems if s.get("model")})
+    if models:
+        phrases.append("model " + ", ".join(models))
+    lat = cond.get("latency") or {}
+    if lat:
+        metric = METRIC_NAMES.get(lat.get("metric") or "tpot", lat.get("metric") or "tpot")
+        text = f"{statistic_name(lat.get('statistic'))} {metric}, TTFT {lat.get('ttft') or 'n/a'}"
+        target = (lat.get("target") or {}).get("interactivity_tok_s_user")
+        if _finite(target):
+            text += f", target {number(target)} tok/s/user"
+        phrases.append(text)
+    tok = cond.get("tokens") or {}
+    if tok.get("count"):
+        phrases.append(
+            token_phrase(tok["count"]) + (f", reused {tok['reused']}" if tok.get("reused") else "")
+        )
+    per = ((cond.get("normalize") or {}).get("per")) or "gpu"
+    phrases.append("throughput " + PER.get(per, per))
+    phrases.extend(_source_phrases(results))
+    return tuple(phrases)
+
+
+def _source_phrases(results: JsonObject) -> list[str]:
+    sources = {s.get("name"): s for s in results.get("sources") or []}
+    used: list[str] = []
+    runs = False
+    for s in (results.get("systems") or {}).values():
+        runs = runs or s.get("data") == "runs"
+        if s.get("source") and s["source"] not in used:
+            used.append(s["source"])
+    for irs in (results.get("ir") or {}).get("systems") or []:
+        src = (irs.get("runs") or {}).get("source")
+        if src and src not in used:
+            used.append(src)
+    out = []
+    for name in used:
+        src = sources.get(name) or {}
+        text = _text(src.get("title") or name)
+        dates = [f"{k.replace('_', ' ')} {src[k]}" for k in ("snapshot", "run_date") if src.get(k)]
+        out.append(f"source {text}" + (f", {', '.join(dates)}" if dates else ""))
+    if runs:
+        out.append("runs read by cmpc")
+    return out
+
+
+def _load_text(point: JsonObject) -> str:
+    """A point's load as its label: `c64`, `4 req/s`, or empty."""
+    rate = point.get("request_rate")
+    if _finite(rate):
+        return f"{rate:g} req/s"
+    conc = point.get("concurrency")
+    return f"c{conc:g}" if _finite(conc) else ""
+
+
+def _cost_at(results: JsonObject, name: str, per_gpu: object) -> str:
+    """Cost per million tokens at one point, when the cost's tokens are the counted ones."""
+    s = (results.get("systems") or {}).get(name) or {}
+    cond = results.get("conditions") or {}
+    price = (s.get("cost") or {}).get("usd_per_gpu_hour")
+    util = (cond.get("cost") or {}).get("utilization")
+    basis = (cond.get("cost") or {}).get("per_million") or "total"
+    counted = sorted((cond.get("tokens") or {}).get("count") or [])
+    same = (basis == "total" and counted == ["input", "output"]) or (
+        basis == "output" and counted == ["output"]
+    )
+    if not (same and _finite(price) and _finite(util) and _finite(per_gpu) and per_gpu > 0):
+        return "n/a"
+    return f"{usd(price / (per_gpu * 3600 * util) * 1e6)} per million {basis} tokens"
+
+
+def _tip(
+    results: JsonObject,
+    name: str,
+    label: str,
+    point: JsonObject,
+    unit: str,
+    k: float,
+    load: str = "",
+) -> str:
+    """A point's hover text: system, load, interactivity, throughput, cost and run file."""
+    per_gpu = point.get("throughput_per_gpu")
+    load = _load_text(point) or load or "n/a"
+    lines = [
+        f"system: {label}",
+        f"load: {load}",
+        f"interactivity: {number(point.get('interactivity_tok_s_user'))} tok/s/user",
+        f"throughput: {number(_times(per_gpu, k))} {_text(unit)}",
+        f"cost: {_cost_at(results, name, per_gpu)}",
+        f"run: {_text(point.get('label') or 'n/a')}",
+    ]
+    return "\n".join(lines)
 
 
 def _scale(results: JsonObject) -> tuple[dict, str]:
@@ -95,7 +201,30 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
         label = _text(labels[name])
         xs = tuple(x_of(p.get("interactivity_tok_s_user")) for p in points)
         ys = tuple(_times(p.get("throughput_per_gpu"), k) for p in points)
-        marks.append(svg.Points(xs, ys, color, f"{label}: {origin} points", size=3.5, opacity=0.55))
+        on_front = {
+            (p.get("interactivity_tok_s_user"), p.get("throughput_per_gpu"))
+            for p in s.get("frontier") or []
+        }
+        notes = tuple(
+            _load_text(p)
+            if (p.get("interactivity_tok_s_user"), p.get("throughput_per_gpu")) in on_front
+            else ""
+            for p in points
+        )
+        tips = tuple(_tip(results, name, label, p, unit, k) for p in points)
+        marks.append(
+            svg.Points(
+                xs,
+                ys,
+                color,
+                f"{label}: {origin} points",
+                size=3.5,
+                opacity=0.55,
+                notes=notes,
+                tips=tips,
+                series=i,
+            )
+        )
         front = [
             Point(p["interactivity_tok_s_user"], p["throughput_per_gpu"])
             for p in s.get("frontier") or []
@@ -107,7 +236,7 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
             curve = _curve(front, grid, method)
             ys = tuple(_times(c, k) for c in curve)
             gx = tuple(-float(x) if along_latency else float(x) for x in grid)
-            marks.append(svg.Line(gx, ys, color, f"{label}: frontier ({method})"))
+            marks.append(svg.Line(gx, ys, color, f"{label}: frontier ({method})", series=i))
         elif front:
             marks.append(
                 svg.Points(
@@ -117,6 +246,7 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
                     f"{label}: frontier (one point)",
                     shape="square",
                     size=4.5,
+                    series=i,
                 )
             )
         at = s.get("at_target") or {}
@@ -146,6 +276,7 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
                     shape="diamond",
                     size=6.5,
                     edge="black",
+                    series=i,
                 )
             )
         elif at.get("reachable") is False:
@@ -160,7 +291,71 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
         xlabel=_latency_label(latency) if along_latency else "interactivity (tok/s/user)",
         ylabel=f"throughput ({_text(unit)})",
     )
-    return svg.render(svg.Chart((axes,), "Throughput against interactivity", columns=3))
+    return svg.render(
+        svg.Chart(
+            (axes,),
+            f"Throughput {_per(results)} against interactivity",
+            columns=3,
+            conditions=figure_conditions(results),
+            synthetic=bool(results.get("synthetic")),
+        )
+    )
+
+
+def _per(results: JsonObject) -> str:
+    per = (((results.get("conditions") or {}).get("normalize") or {}).get("per")) or "gpu"
+    return PER.get(per, per)
+
+
+def runs_svg(results: JsonObject, order: list[str], labels: dict[str, str]) -> str:
+    """One run per system: a bar of throughput at the measured point, its load and
+    interactivity under it (a frontier of one dot per system would show an empty plane)."""
+    systems = results.get("systems") or {}
+    scales, unit = _scale(results)
+    names = [n for n in order if (systems.get(n) or {}).get("points")]
+    bars = []
+    categories = []
+    for i, name in enumerate(names):
+        s = systems[name]
+        point = s["points"][0]
+        k = scales.get(name, 1.0)
+        value = _times(point.get("throughput_per_gpu"), k)
+        label = _text(labels[name])
+        load = _load_text(point) or "; ".join(
+            _text(t) for t in ((results.get("load") or {}).get("systems") or {}).get(name) or []
+        )
+        x = point.get("interactivity_tok_s_user")
+        under = f"{number(x)} tok/s/user" if _finite(x) else ""
+        categories.append("\n".join(t for t in (label, load, under) if t))
+        tip = _tip(results, name, label, point, unit, k, load=load)
+        bars.append(
+            svg.Bars(
+                (float(i),),
+                (value if _finite(value) else 0.0,),
+                COLORS[order.index(name) % len(COLORS)],
+                0.6,
+                label=label,
+                notes=(str(number(value)) if _finite(value) else "n/a",),
+                tips=(tip,),
+                series=i,
+            )
+        )
+    axes = svg.Axes(
+        tuple(bars),
+        ylabel=f"throughput ({_text(unit)})",
+        title="one measured run per system",
+        categories=tuple(categories),
+        ytop=_headroom([b.heights[0] for b in bars]),
+    )
+    return svg.render(
+        svg.Chart(
+            (axes,),
+            f"Throughput {_per(results)} at the measured point",
+            columns=3,
+            conditions=figure_conditions(results),
+            synthetic=bool(results.get("synthetic")),
+        )
+    )
 
 
 def frontier_caption(results: JsonObject) -> tuple[Md, Md]:
@@ -240,13 +435,16 @@ def summary_svg(
     scenarios = view["cost"]["scenarios"]
 
     xs = tuple(float(i) for i in range(len(order)))
+    is_absolute = tput is absolute
     left = [
         svg.Bars(
             (x,),
             (tput[n] if _finite(tput[n]) else 0.0,),
             COLORS[i % len(COLORS)],
             0.6,
-            notes=(_shown(tput[n], absolute=tput is absolute),),
+            notes=(_shown(tput[n], absolute=is_absolute),),
+            tips=(f"system: {_text(labels[n])}\n{tput_label}: {_shown(tput[n], is_absolute)}",),
+            series=i,
         )
         for i, (x, n) in enumerate(zip(xs, order, strict=True))
     ]
@@ -264,6 +462,12 @@ def summary_svg(
                 label=_text(labels[n]),
                 notes=tuple(_shown(v) for v in vals),
                 note_size=9.5,
+                tips=tuple(
+                    f"system: {_text(labels[n])}\nscenario: {_text(row['scenario'])}\n"
+                    f"cost per token relative to the baseline: {_shown(v)}"
+                    for row, v in zip(scenarios, vals, strict=True)
+                ),
+                series=i,
             )
         )
     tops = [v for row in scenarios for v in row["values"].values() if _finite(v)]
@@ -284,7 +488,99 @@ def summary_svg(
             ytop=max(tops, default=1.0) * 1.3,
         ),
     )
-    return svg.render(svg.Chart(panels, "Throughput and cost per token", columns=3))
+    return svg.render(
+        svg.Chart(
+            panels,
+            "Throughput and cost per token",
+            columns=3,
+            conditions=figure_conditions(results),
+            synthetic=bool(results.get("synthetic")),
+        )
+    )
+
+
+def has_latency_cdf(results: JsonObject) -> bool:
+    return any((s or {}).get("latency_cdf") for s in (results.get("systems") or {}).values())
+
+
+def latency_cdf_points(
+    results: JsonObject, order: list[str]
+) -> list[tuple[str, str, float, float]]:
+    """(system, metric, percentile, milliseconds) of every plotted CDF point, for figures.csv."""
+    rows = []
+    for name in order:
+        cdf = ((results.get("systems") or {}).get(name) or {}).get("latency_cdf")
+        if not cdf:
+            continue
+        for metric in ("ttft", "tpot"):
+            for q, v in zip(cdf["percentiles"], cdf[f"{metric}_s"], strict=True):
+                rows.append((name, metric, float(q), float(v) * 1000))
+    return rows
+
+
+def latency_svg(results: JsonObject, order: list[str], labels: dict[str, str]) -> str:
+    """CDFs of per-request TTFT and TPOT per system (the run nearest the target), with the
+    target and the SLOs marked, as AIPerf users read a run first."""
+    systems = results.get("systems") or {}
+    latency = (results.get("conditions") or {}).get("latency") or {}
+    stat = latency.get("statistic") or "p90"
+    panels = []
+    for metric, title in (("ttft", "TTFT"), ("tpot", "TPOT")):
+        marks: list[Any] = []
+        for i, name in enumerate(order):
+            cdf = (systems.get(name) or {}).get("latency_cdf")
+            if not cdf:
+                continue
+            color = COLORS[i % len(COLORS)]
+            label = _text(labels[name])
+            run = _text(cdf["label"]).rsplit("/", 1)[-1]
+            load = f", c{cdf['concurrency']:g}" if _finite(cdf.get("concurrency")) else ""
+            xs = tuple(v * 1000 for v in cdf[f"{metric}_s"])
+            ys = tuple(q / 100 for q in cdf["percentiles"])
+            marks.append(svg.Line(xs, ys, color, f"{label}: {run}{load}", series=i))
+            picks = [j for j, q in enumerate(cdf["percentiles"]) if q in (50.0, 90.0)]
+            marks.append(
+                svg.Points(
+                    tuple(xs[j] for j in picks),
+                    tuple(ys[j] for j in picks),
+                    color,
+                    size=3.0,
+                    tips=tuple(
+                        f"system: {label}\nrun: {_text(cdf['label'])}{load}\n"
+                        f"{title} P{cdf['percentiles'][j]:g}: {number(xs[j])} ms"
+                        for j in picks
+                    ),
+                    series=i,
+                )
+            )
+        target = (latency.get("target") or {}).get("latency_ms")
+        if metric == (latency.get("metric") or "tpot") and _finite(target):
+            marks.append(
+                svg.VLine(target, "black", f"target {statistic_name(stat)} {title} {target:.3g} ms")
+            )
+        for slo_metric, seconds in latency.get("slo") or []:
+            if slo_metric == metric and _finite(seconds):
+                marks.append(
+                    svg.VLine(seconds * 1000, "#7f7f7f", f"SLO {title} {seconds * 1000:g} ms")
+                )
+        panels.append(
+            svg.Axes(
+                tuple(marks),
+                xlabel=f"{title} (ms)",
+                ylabel="share of requests at or below" if metric == "ttft" else "",
+                title=f"{title} per request",
+                ytop=1.0,
+            )
+        )
+    return svg.render(
+        svg.Chart(
+            tuple(panels),
+            "Latency per request: TTFT and TPOT distributions",
+            columns=2,
+            conditions=figure_conditions(results),
+            synthetic=bool(results.get("synthetic")),
+        )
+    )
 
 
 def _curve(front: list[Point], grid: Any, method: str) -> list[float | None]:

@@ -19,7 +19,9 @@ from cmpc.report.sections import (
     headline,
     provenance,
     sensitivity,
+    side_by_side,
     systems,
+    uncertainty,
 )
 from cmpc.report.text import escape
 from cmpc.report.words import PER
@@ -54,13 +56,15 @@ class View:
             "question": escape(ctx.results["question"]) if ctx.results.get("question") else None,
             "synthetic": ctx.synthetic,
             "headline": headline.headline(ctx),
-            "systems": systems.system_views(ctx),
+            "systems": (views := systems.system_views(ctx)),
+            "side_by_side": side_by_side.side_by_side(views),
             "comparisons": systems.comparison_rows(ctx),
             "iso": systems.iso_interactivity(ctx),
             "cost": cost.cost_view(ctx),
             "assumptions": assumptions.assumptions(ctx),
             "sensitivity": sensitivity.sensitivity(ctx),
-            "disclosure": disclosure.disclosure(ctx),
+            "intervals": uncertainty.intervals(ctx),
+            "disclosure": disclosure.disclosure(ctx, views),
             "claims": claims.claims(ctx),
             "claim_combinations": claims.claim_combinations(ctx),
             "capacity": claims.capacity(ctx),

@@ -17,6 +17,10 @@ SIZE = 12.0  # tick labels, axis labels
 SMALL = 9.5  # legend, category labels
 NOTE = 10.5  # value notes over bars, flags
 TITLE = 12.0
+HEADING = 14.0  # the figure's own title
+CONDITIONS = 9.5
+CONDITION_ROW = 12.5
+POINT_NOTE = 8.5
 LEGEND_ROW = 16.0
 MAX_TICKS = 8
 LARGEST = 1e300  # beyond, a range with its margin overflows a double: such values are not drawn
@@ -49,6 +53,9 @@ class Points(NamedTuple):
     size: float = 3.0
     opacity: float = 1.0
     edge: str = ""
+    notes: tuple = ()  # a short label beside each point ("c64"); "" for none
+    tips: tuple = ()  # each point's hover text (an SVG <title>, and data-tip for the page)
+    series: int = -1  # the system it belongs to: legend and page toggle it as one
 
 
 class Line(NamedTuple):
@@ -60,6 +67,7 @@ class Line(NamedTuple):
     label: str = ""
     width: float = 2.0
     dashed: bool = False
+    series: int = -1
 
 
 class VLine(NamedTuple):
@@ -91,6 +99,8 @@ class Bars(NamedTuple):
     label: str = ""
     notes: tuple = ()
     note_size: float = NOTE
+    tips: tuple = ()
+    series: int = -1
 
 
 class Axes(NamedTuple):
@@ -106,13 +116,16 @@ class Axes(NamedTuple):
 
 
 class Chart(NamedTuple):
-    """Panels side by side with one legend below them, never over them."""
+    """Panels side by side with one legend below them, never over them; above them the title,
+    the conditions the figure holds under, and a SYNTHETIC mark when the data are synthetic."""
 
     panels: tuple
     title: str
     columns: int = 3
     width: float = 720.0
     height: float = 400.0
+    conditions: tuple = ()  # phrases, wrapped into lines under the title
+    synthetic: bool = False
 
 
 def plottable(x: object) -> TypeIs[float]:
@@ -148,6 +161,21 @@ def esc(text: str) -> str:
     bidi controls would reorder the figure's labels), then XML-escaped."""
     text = visible(text)
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def attr(text: str) -> str:
+    """Text for an SVG attribute value in double quotes."""
+    return esc(text).replace('"', "&quot;")
+
+
+def tip_attr(tip: str) -> str:
+    """Hover text as an attribute: lines kept (`&#10;`), each one escaped."""
+    return "&#10;".join(attr(line) for line in tip.split("\n"))
+
+
+def tip_title(tip: str) -> str:
+    """Hover text as a <title> child, for any SVG viewer: lines kept, each one escaped."""
+    return "\n".join(esc(line) for line in tip.split("\n"))
 
 
 def num(v: float) -> str:
@@ -280,6 +308,7 @@ class _Canvas:
         color: str,
         opacity: float = 1.0,
         edge: str = "",
+        tip: str = "",
     ) -> None:
         paint = f'fill="{color}"' + (f' fill-opacity="{num(opacity)}"' if opacity < 1 else "")
         paint += f' stroke="{edge}" stroke-width="1"' if edge else ""
@@ -290,12 +319,22 @@ class _Canvas:
             "triangle": ((x, y - r), (x + r, y + r), (x - r, y + r)),  # pointing up: a bound
         }
         if shape in corners:
-            self.add(f'<path d="{_path(*corners[shape])}Z" {paint}/>')
+            element, shape_attrs = "path", f'd="{_path(*corners[shape])}Z" {paint}'
         elif shape == "x":
             d = _path((x - r, y - r), (x + r, y + r)) + _path((x - r, y + r), (x + r, y - r))
-            self.add(f'<path d="{d}" fill="none" stroke="{color}" stroke-width="1.6"/>')
+            element, shape_attrs = (
+                "path",
+                f'd="{d}" fill="none" stroke="{color}" stroke-width="1.6"',
+            )
         else:
-            self.add(f'<circle cx="{num(x)}" cy="{num(y)}" r="{num(r)}" {paint}/>')
+            element, shape_attrs = "circle", f'cx="{num(x)}" cy="{num(y)}" r="{num(r)}" {paint}'
+        if tip:  # a <title> child is the tooltip of any SVG viewer; data-tip the page's
+            self.add(
+                f'<{element} class="cmpc-point" {shape_attrs} data-tip="{tip_attr(tip)}">'
+                f"<title>{tip_title(tip)}</title></{element}>"
+            )
+        else:
+            self.add(f"<{element} {shape_attrs}/>")
 
     def line(
         self,
@@ -317,7 +356,25 @@ class _Canvas:
 
 
 def _legend_entries(chart: Chart) -> list:
-    return [m for p in chart.panels for m in p.marks if not isinstance(m, Flag) and m.label]
+    """Labelled marks, each label once (two panels may draw the same series)."""
+    seen: set[str] = set()
+    entries = []
+    for m in (m for p in chart.panels for m in p.marks):
+        if not isinstance(m, Flag) and m.label and m.label not in seen:
+            seen.add(m.label)
+            entries.append(m)
+    return entries
+
+
+def condition_lines(phrases: Sequence[str], room: float) -> list[str]:
+    """Phrases joined by " · " into as few lines as fit `room` px (a phrase never splits)."""
+    lines: list[str] = []
+    for phrase in phrases:
+        if lines and text_width(lines[-1] + " · " + phrase, CONDITIONS) <= room:
+            lines[-1] += " · " + phrase
+        else:
+            lines.append(phrase)
+    return [fit(line, CONDITIONS, room) for line in lines]
 
 
 def _swatch(c: _Canvas, m: Points | Line | Bars, x: float, y: float) -> None:
@@ -335,7 +392,9 @@ def render(chart: Chart) -> str:
     entries = _legend_entries(chart)
     ncol = max(1, min(chart.columns, len(entries)))
     rows = math.ceil(len(entries) / ncol)
-    height = chart.height + (rows * LEGEND_ROW + 2 * PAD if entries else 0)
+    lines = condition_lines(chart.conditions, width - 2 * PAD)
+    header = PAD + HEADING + len(lines) * CONDITION_ROW + PAD
+    height = header + chart.height + (rows * LEGEND_ROW + 2 * PAD if entries else 0)
     panels = [_Panel(a) for a in chart.panels]
     slot = (width - PAD) / max(len(panels), 1)
     top = max((p.top for p in panels), default=PAD)
@@ -347,10 +406,31 @@ def render(chart: Chart) -> str:
     )
     c.add(f"<title>{esc(chart.title)}</title>")
     c.add(f'<rect width="{num(width)}" height="{num(height)}" fill="#fff"/>')
+    mark = "SYNTHETIC DATA" if chart.synthetic else ""
+    room = width - 2 * PAD - (text_width(mark, HEADING) + 2 * PAD if mark else 0)
+    c.add(
+        f'<text class="cmpc-title" x="{num(PAD)}" y="{num(PAD + HEADING * 0.85)}"'
+        f' font-size="{num(HEADING)}" font-weight="bold" text-anchor="start" fill="#000">'
+        f"{esc(fit(chart.title, HEADING, room))}</text>"
+    )
+    if mark:
+        c.add(
+            f'<text class="cmpc-synthetic" x="{num(width - PAD)}" y="{num(PAD + HEADING * 0.85)}"'
+            f' font-size="{num(HEADING)}" font-weight="bold" text-anchor="end"'
+            f' fill="#c00">{mark}</text>'
+        )
+    for k, line in enumerate(lines):
+        y = PAD + HEADING + CONDITION_ROW * (k + 0.8)
+        c.add(
+            f'<text class="cmpc-conditions" x="{num(PAD)}" y="{num(y)}"'
+            f' font-size="{num(CONDITIONS)}" text-anchor="start" fill="#333">{esc(line)}</text>'
+        )
+    c.add(f'<g transform="translate(0 {num(header)})">')
     for i, p in enumerate(panels):
         _draw_panel(c, p, i * slot, slot, top, bottom)
     if entries:
         _draw_legend(c, entries, ncol, rows, width, chart.height + PAD)
+    c.add("</g>")
     c.add("</svg>")
     return "\n".join(c.out) + "\n"
 
@@ -373,42 +453,12 @@ def _draw_panel(c: _Canvas, p: _Panel, x0: float, slot: float, top: float, botto
         for t in p.xticks:
             c.line(px(t), top, px(t), bottom, "#b0b0b0", 0.6, opacity=0.5)
     for m in a.marks:
-        if isinstance(m, Bars):
-            for j, (x, h) in enumerate(zip(m.xs, m.heights, strict=False)):
-                if not plottable(x):
-                    continue
-                h = h if plottable(h) else 0.0
-                y_top, y_foot = py(max(h, 0.0)), py(min(h, 0.0))
-                c.add(
-                    f'<rect x="{num(px(x - m.width / 2))}" y="{num(y_top)}"'
-                    f' width="{num(pw * m.width / (p.x1 - p.x0))}"'
-                    f' height="{num(y_foot - y_top)}" fill="{m.color}"/>'
-                )
-                if j < len(m.notes):
-                    c.text(px(x), max(y_top - 4, m.note_size), m.notes[j], m.note_size, "middle")
-        elif isinstance(m, Line):
-            pts = _pairs(m.xs, m.ys)
-            if len(pts) >= 2:
-                d = " ".join(f"{num(px(x))},{num(py(y))}" for x, y in pts)
-                dash = ' stroke-dasharray="5 3"' if m.dashed else ""
-                c.add(
-                    f'<polyline points="{d}" fill="none" stroke="{m.color}"'
-                    f' stroke-width="{num(m.width)}" stroke-linejoin="round"{dash}/>'
-                )
-        elif isinstance(m, Points):
-            for x, y in _pairs(m.xs, m.ys):
-                c.marker(px(x), py(y), m.shape, m.size, m.color, m.opacity, m.edge)
-        elif isinstance(m, VLine) and plottable(m.x):
-            c.line(px(m.x), top, px(m.x), bottom, m.color, m.width, m.dashed)
-        elif isinstance(m, Flag) and plottable(m.x):
-            x = px(m.x)
-            c.marker(x, bottom - 0.02 * ph, "x", 4.0, m.color)
-            # a note past the middle reads leftwards, so it stays inside the plot
-            leftwards = x > left + pw / 2
-            room = (x - left if leftwards else right - x) - 6
-            y = bottom - 8 - 16 * m.row
-            note, anchor = fit(m.text, NOTE, room), "end" if leftwards else "start"
-            c.text(x - 6 if leftwards else x + 6, y, note, NOTE, anchor, m.color)
+        series = getattr(m, "series", -1)
+        if series >= 0:
+            c.add(f'<g class="cmpc-series" data-series="{series}">')
+        _draw_mark(c, m, p, px, py, left, right, top, bottom)
+        if series >= 0:
+            c.add("</g>")
     c.line(left, bottom, right, bottom, "#000", 1.0)
     c.line(left, top, left, bottom, "#000", 1.0)
     for t, s in zip(p.yticks, p.ylabels, strict=True):
@@ -438,6 +488,68 @@ def _draw_panel(c: _Canvas, p: _Panel, x0: float, slot: float, top: float, botto
         c.text((left + right) / 2, top - TITLE * 0.7, fit(a.title, TITLE, pw), TITLE, "middle")
 
 
+def _draw_mark(
+    c: _Canvas,
+    m: Any,
+    p: _Panel,
+    px: Any,
+    py: Any,
+    left: float,
+    right: float,
+    top: float,
+    bottom: float,
+) -> None:
+    pw, ph = right - left, bottom - top
+    if isinstance(m, Bars):
+        for j, (x, h) in enumerate(zip(m.xs, m.heights, strict=False)):
+            if not plottable(x):
+                continue
+            h = h if plottable(h) else 0.0
+            y_top, y_foot = py(max(h, 0.0)), py(min(h, 0.0))
+            tip = m.tips[j] if j < len(m.tips) else ""
+            rect = (
+                f'<rect x="{num(px(x - m.width / 2))}" y="{num(y_top)}"'
+                f' width="{num(pw * m.width / (p.x1 - p.x0))}"'
+                f' height="{num(y_foot - y_top)}" fill="{m.color}"'
+            )
+            if tip:
+                title = f"<title>{tip_title(tip)}</title>"
+                c.add(f'{rect} class="cmpc-point" data-tip="{tip_attr(tip)}">{title}</rect>')
+            else:
+                c.add(rect + "/>")
+            if j < len(m.notes):
+                c.text(px(x), max(y_top - 4, m.note_size), m.notes[j], m.note_size, "middle")
+    elif isinstance(m, Line):
+        pts = _pairs(m.xs, m.ys)
+        if len(pts) >= 2:
+            d = " ".join(f"{num(px(x))},{num(py(y))}" for x, y in pts)
+            dash = ' stroke-dasharray="5 3"' if m.dashed else ""
+            c.add(
+                f'<polyline points="{d}" fill="none" stroke="{m.color}"'
+                f' stroke-width="{num(m.width)}" stroke-linejoin="round"{dash}/>'
+            )
+    elif isinstance(m, Points):
+        for j, (x, y) in enumerate(zip(m.xs, m.ys, strict=False)):
+            if not (plottable(x) and plottable(y)):
+                continue
+            tip = m.tips[j] if j < len(m.tips) else ""
+            c.marker(px(x), py(y), m.shape, m.size, m.color, m.opacity, m.edge, tip)
+            note = m.notes[j] if j < len(m.notes) else ""
+            if note:
+                c.text(px(x) + m.size + 1.5, py(y) - m.size - 1, note, POINT_NOTE, color="#333")
+    elif isinstance(m, VLine) and plottable(m.x):
+        c.line(px(m.x), top, px(m.x), bottom, m.color, m.width, m.dashed)
+    elif isinstance(m, Flag) and plottable(m.x):
+        x = px(m.x)
+        c.marker(x, bottom - 0.02 * ph, "x", 4.0, m.color)
+        # a note past the middle reads leftwards, so it stays inside the plot
+        leftwards = x > left + pw / 2
+        room = (x - left if leftwards else right - x) - 6
+        y = bottom - 8 - 16 * m.row
+        note, anchor = fit(m.text, NOTE, room), "end" if leftwards else "start"
+        c.text(x - 6 if leftwards else x + 6, y, note, NOTE, anchor, m.color)
+
+
 def _draw_legend(
     c: _Canvas, entries: list[Any], ncol: int, rows: int, width: float, y0: float
 ) -> None:
@@ -449,8 +561,13 @@ def _draw_legend(
     for col, w in zip(columns, widths, strict=False):
         for r, m in enumerate(col):
             y = y0 + LEGEND_ROW * (r + 0.5)
+            series = getattr(m, "series", -1)
+            if series >= 0:
+                c.add(f'<g class="cmpc-legend" data-series="{series}">')
             _swatch(c, m, x, y)
             c.text(x + 24, y + SMALL * 0.35, fit(m.label, SMALL, w - 36), SMALL)
+            if series >= 0:
+                c.add("</g>")
         x += w
 
 

@@ -6,7 +6,7 @@ import math
 import operator
 import re
 import string
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, SupportsIndex
 from urllib.parse import quote
 
@@ -230,21 +230,25 @@ def number(x: object, digits: int | None = None) -> Md:
 
 
 def column_digits(values: Iterable[object]) -> int:
-    """One number of decimals for a table column: none for whole numbers, else as many as its
-    smallest value needs (`1,263.0` beside `1,567.1`, `9.90` beside `36.19`)."""
-    finite = [v for v in values if _finite(v)]
-    if all(float(v).is_integer() for v in finite):
-        return 0
-    small = min(abs(v) for v in finite)
-    return 1 if small >= 100 else 2 if small >= 1 else 3
+    """The decimals one column shows: those its most precise value would get from `number`."""
+    digits = 0
+    for x in values:
+        if _finite(x) and not float(x).is_integer() and abs(x) < 1e9:
+            size = abs(x)
+            digits = max(digits, 1 if size >= 100 else 2 if size >= 1 else 3)
+    return digits
 
 
-def fixed(x: object, digits: int) -> Md:
-    """A quantity with exactly `digits` decimals and thousands separators: a column's format."""
-    if not _finite(x):
-        return number(x)
-    text = f"{x:,.{digits}f}"
-    return Md("\u2212" + text[1:] if text.startswith("-") else text)
+def fixed(digits: int) -> Callable[[object], Md]:
+    """`number` with exactly `digits` decimals, zeros kept: every value of a column alike."""
+
+    def shown(x: object) -> Md:
+        if not _finite(x) or abs(x) >= 1e9:
+            return number(x)
+        text = f"{round(x, digits) + 0.0:,.{digits}f}"  # + 0.0: never "-0.00"
+        return Md("\u2212" + text[1:] if text.startswith("-") else text)
+
+    return shown
 
 
 def ratio(x: object) -> Md:

@@ -39,7 +39,7 @@ def cost_view(ctx: Context) -> JsonObject:
         bound = get_in(ctx.systems, name, "at_target", "bound") == "lower"
         if is_number(price) and is_number(tput) and is_number(util) and is_number(per_m):
             arithmetic = Md("{} / ({} \u00d7 3600 \u00d7 {}) \u00d7 10^6 = {}").format(
-                usd(price), fixed(tput, digits), percent(util), usd(per_m)
+                usd(price), fixed(digits)(tput), percent(util), usd(per_m)
             )
             if bound:
                 arithmetic += Md(
@@ -94,7 +94,7 @@ def cost_view(ctx: Context) -> JsonObject:
 
 def _throughput_shown(value: float, digits: int, bound: bool) -> Md:
     """A throughput in the cost table's column format, `≥` before a lower bound."""
-    return (Md("\u2265 ") if bound else Md("")) + fixed(value, digits)
+    return (Md("\u2265 ") if bound else Md("")) + fixed(digits)(value)
 
 
 def _cost_steps(ctx: Context, c: JsonObject) -> dict[str, Any]:

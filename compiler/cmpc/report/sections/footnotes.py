@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cmpc.report.context import Context, get_in, is_number
+from cmpc.report.sections import uncertainty
 from cmpc.report.sections.headline import hit_rate_gap
 from cmpc.report.text import (
     DASH,
@@ -33,6 +34,9 @@ def footnotes(ctx: Context) -> dict[str, Md]:
         "price": _fn_price(ctx),
         "source": _fn_source(ctx),
     }
+    ci = uncertainty.footnote(ctx) if ctx.systems else None
+    if ci is not None:
+        notes["ci"] = ci
     if ctx.synthetic:
         notes["synthetic"] = Md(
             "The comparison is built from synthetic data (a source with "

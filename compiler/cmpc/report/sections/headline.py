@@ -11,6 +11,7 @@ from cmpc.report.context import Context, get_in, is_number
 from cmpc.report.readwords import frontier_range, point_position, slo_text
 from cmpc.report.sections.sensitivity import tie_band
 from cmpc.report.sections.systems import load_cell
+from cmpc.report.sections.uncertainty import change_interval, noise_sentence
 from cmpc.report.text import (
     Md,
     escape,
@@ -48,6 +49,8 @@ def headline(ctx: Context) -> JsonObject:
         "load_caution": load_caution(ctx),
         "cost_unavailable": None,
         "hit_rate_gap": hit_rate_gap(ctx),
+        "interval": Md(""),
+        "noise": None,
     }
     if not ctx.systems:
         out["reason"] = Md("the spec declares no systems; it audits the claims below")
@@ -82,6 +85,11 @@ def headline(ctx: Context) -> JsonObject:
     if bound == "neither":
         out["target"] += Md(" (as measured: both reads are lower bounds)")
     out["goodput_caution"] = goodput_caution(ctx, h)
+    out["interval"] = change_interval(
+        ctx, "headline.throughput_ratio", "throughput ratio", h.get("throughput_ratio_ci"),
+        h.get("system", ""),
+    )  # fmt: skip
+    out["noise"] = noise_sentence(ctx)
     out["change"] = ctx.fig.add(
         "headline.throughput_change",
         "throughput change",
@@ -110,6 +118,9 @@ def headline(ctx: Context) -> JsonObject:
             "cost change at the declared prices",
             h.get("system"),
             band,
+        )
+        declared["interval"] = change_interval(
+            ctx, "headline.cost_ratio", "cost ratio", h.get("cost_ratio_ci"), h.get("system", "")
         )
         pair = (h.get("system"), h.get("baseline"))
         billed = any(ctx.billing(n) is not None for n in pair)

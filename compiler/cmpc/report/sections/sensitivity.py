@@ -48,6 +48,8 @@ def sensitivity(ctx: Context) -> JsonObject | None:
             "cost_winner": _winner(
                 ctx, head.get("cost_winner"), is_tie(head.get("cost_ratio"), band)
             ),
+            "noise": False,
+            "cost_noise": False,
             "flips": False,
             "cost_flips": False,
             "reason": None,
@@ -90,6 +92,8 @@ def sensitivity(ctx: Context) -> JsonObject | None:
                 "cost_winner": _winner(ctx, row.get("cost_winner"), bool(row.get("cost_tie")))
                 if row.get("cost_winner") or not row.get("bound") or not is_number(cr)
                 else _unnamed(row.get("bound")),
+                "noise": _noise(head, row, "winner", "within_noise", "tie"),
+                "cost_noise": _noise(head, row, "cost_winner", "cost_within_noise", "cost_tie"),
                 "flips": bool(row.get("flips")),
                 "cost_flips": bool(row.get("cost_flips")),
             }
@@ -97,13 +101,17 @@ def sensitivity(ctx: Context) -> JsonObject | None:
     flips = sum(r["flips"] or r["cost_flips"] for r in rows)
     alternatives = sens.get("rows") or []
     readable = sum(bool(r.get("available")) for r in alternatives)
+    utilization_note = _utilization_note(ctx, sens.get("rows") or [])
+    explained = {"utilization"} if utilization_note else set()
+    rows, folded = _fold(rows, sens.get("rows") or [], explained)
     return {
         "declared": bool(sens.get("declared")),
         "rows": rows,
+        "folded": folded,
         "flips": flips,
         "summary": _summary(flips, readable, len(alternatives), head),
         "tie_band": Md("{}%").format(number(band * 100)),
-        "utilization_note": _utilization_note(ctx, sens.get("rows") or []),
+        "utilization_note": utilization_note,
     }
 
 
@@ -139,6 +147,56 @@ def _unnamed(bound: object) -> Md:
     if bound == "neither":
         return Md("none named: a ratio of two lower bounds")
     return Md("none named: the ratio is a bound on the other side of 1")
+
+
+def _noise(head: dict, row: dict, winner: str, noise: str, tie: str) -> bool:
+    """A winner other than the spec's that is no flip because a lead is within noise."""
+    if row.get(tie) or not row.get(winner) or row.get(winner) == head.get(winner):
+        return bool(winner == "winner" and row.get("within_noise"))
+    return bool(head.get(noise) or (winner == "winner" and row.get("within_noise")))
+
+
+# Why a parameter whose alternatives all leave the ratios as specified cannot move them.
+_NO_EFFECT = {
+    "utilization": "it scales every system's cost per token by the same factor",
+}
+_SAME = ("throughput_ratio", "cost_ratio", "winner", "cost_winner")
+
+
+def _fold(
+    rows: list[dict[str, Any]], raw: list[JsonObject], explained: set[str]
+) -> tuple[list[dict[str, Any]], Md]:
+    """Rows kept, and one line for the parameters none of whose alternatives moves a ratio.
+
+    A parameter is folded only when every alternative of it is available and shows the spec's
+    ratios and winners as displayed, so nothing a reader could see is hidden.
+    """
+    spec, alts = rows[0], rows[1:]
+    by_param: dict[str, list[int]] = {}
+    for i, row in enumerate(raw):
+        by_param.setdefault(str(row.get("parameter") or "?"), []).append(i)
+    dropped: set[int] = set()
+    lines: list[Md] = []
+    for param, index in by_param.items():
+        group = [alts[i] for i in index]
+        if not all(r["available"] and all(r[k] == spec[k] for k in _SAME) for r in group):
+            continue
+        dropped.update(index)
+        why = None if param in explained else _NO_EFFECT.get(param)
+        lines.append(
+            Md("{} ({}) leaves them at {} and {}{}").format(
+                escape(PARAMETERS.get(param, param)),
+                Md(", ").join(r["alternative"] for r in group),
+                spec["throughput_ratio"],
+                spec["cost_ratio"],
+                Md(", because {}").format(why) if why else Md(""),
+            )
+        )
+    if not lines:
+        return rows, Md("")
+    kept = [spec] + [r for i, r in enumerate(alts) if i not in dropped]
+    note = Md("Folded out of the table, because no alternative of it changes a ratio: {}.")
+    return kept, note.format(Md("; ").join(lines))
 
 
 def tie_band(ctx: Context) -> float:

@@ -129,8 +129,8 @@ def _system(ctx: Context, name: str) -> dict[str, Any]:
             system=name,
             source="cmpc",
         )
-        relative = Md("Relative to {}").format(ctx.label(comp.get("baseline")))
-        rows.append((relative, shown + Md("\u00d7")))
+        against = Md(" (to {})").format(ctx.label(comp.get("baseline")))
+        rows.append((Md("Relative to the baseline"), shown + Md("\u00d7") + against))
     elif name == ctx.baseline:
         one = ctx.n(
             f"{name}.throughput_ratio",
@@ -297,7 +297,7 @@ def _goodput(ctx: Context, name: str, s: JsonObject) -> Md:
         "goodput per GPU (best run)",
         best.get("goodput_req_s_per_gpu"),
         "req/s/gpu",
-        fixed(best.get("goodput_req_s_per_gpu"), 4),
+        fixed(4)(best.get("goodput_req_s_per_gpu")),
         system=name,
         source=ctx.data_source(name),
     )
@@ -354,8 +354,8 @@ def _points(ctx: Context, name: str, s: JsonObject) -> list[dict[str, Any]]:
             str(p.get("label")),
         ),
     )
-    x_digits = column_digits(p.get("interactivity_tok_s_user") for p in pts)
-    y_digits = column_digits(p.get("throughput_per_gpu") for p in pts)
+    shown_x = fixed(column_digits(p.get("interactivity_tok_s_user") for p in pts))
+    shown_y = fixed(column_digits(p.get("throughput_per_gpu") for p in pts))
     for i, p in enumerate(pts):
         x, y = p.get("interactivity_tok_s_user"), p.get("throughput_per_gpu")
         rows.append(
@@ -366,7 +366,7 @@ def _points(ctx: Context, name: str, s: JsonObject) -> list[dict[str, Any]]:
                     "point interactivity",
                     x,
                     "tok/s/user",
-                    fixed(x, x_digits),
+                    shown_x(x),
                     system=name,
                     source=str(p.get("label") or ""),
                 ),
@@ -375,7 +375,7 @@ def _points(ctx: Context, name: str, s: JsonObject) -> list[dict[str, Any]]:
                     "point throughput per GPU",
                     y,
                     "tok/s/gpu",
-                    fixed(y, y_digits),
+                    shown_y(y),
                     system=name,
                     source=str(p.get("label") or ""),
                 ),
@@ -432,30 +432,36 @@ def iso_interactivity(ctx: Context) -> JsonObject | None:
     target = get_in(ctx.target(), "interactivity_tok_s_user")
     if is_number(target) and lo <= target <= hi:
         xs.add(float(target))
+    reads = []
+    for x in sorted(xs):
+        va = read_at(fronts[0], x, method).value
+        vb = read_at(fronts[1], x, method).value
+        if is_number(va) and is_number(vb) and vb > 0:
+            reads.append((x, va, vb))
+    shown_x = fixed(column_digits(x for x, _, _ in reads))
+    shown_a = fixed(column_digits(va for _, va, _ in reads))
+    shown_b = fixed(column_digits(vb for _, _, vb in reads))
     rows = []
-    grid = sorted(xs)
-    values = [
-        (read_at(fronts[0], x, method).value, read_at(fronts[1], x, method).value) for x in grid
-    ]
-    digits_a = column_digits(v for v, _ in values)
-    digits_b = column_digits(v for _, v in values)
-    for i, (x, (va, vb)) in enumerate(zip(grid, values, strict=True)):
-        if not (is_number(va) and is_number(vb)) or vb <= 0:
-            continue
+    for i, (x, va, vb) in enumerate(reads):
         r = va / vb
         lead = r > 1
         fid = f"iso.{i}"
         rows.append(
             {
                 "interactivity": ctx.n(
-                    f"{fid}.interactivity", "interactivity", x, "tok/s/user", source="cmpc"
+                    f"{fid}.interactivity",
+                    "interactivity",
+                    x,
+                    "tok/s/user",
+                    shown_x,
+                    source="cmpc",
                 ),
                 "system": ctx.n(
                     f"{fid}.{a}",
                     "throughput per GPU",
                     va,
                     "tok/s/gpu",
-                    lambda v: fixed(v, digits_a),
+                    shown_a,
                     system=a,
                     source=f"cmpc, {method} read",
                 ),
@@ -464,7 +470,7 @@ def iso_interactivity(ctx: Context) -> JsonObject | None:
                     "throughput per GPU",
                     vb,
                     "tok/s/gpu",
-                    lambda v: fixed(v, digits_b),
+                    shown_b,
                     system=b,
                     source=f"cmpc, {method} read",
                 ),

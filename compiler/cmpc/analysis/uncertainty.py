@@ -1,0 +1,322 @@
+"""How sure the figures are: bootstrap replicates of every read, the intervals they give.
+
+Each run's replicates (its requests resampled, ingest/resample.py) become replicate frontier
+points; runs at one load of one system are repetitions, resampled as runs first (then each
+drawn run's requests). Each replicate rebuilds each system's frontier and reads it at the
+target, so the ratio's interval holds every run's variation, its duration's included.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from cmpc.analysis import types as T
+from cmpc.analysis.comparisons import LOAD_KEYS
+from cmpc.analysis.hardware import gpu_count
+from cmpc.analysis.tokens import accounting
+from cmpc.compute.accounting import counted_tokens, split_input
+from cmpc.compute.frontier import Point, pareto_frontier, read_at
+from cmpc.compute.frontier_batch import BATCH_METHODS, read_batch
+from cmpc.compute.intervals import Interval, acceleration, interval, spread, within_noise
+from cmpc.ingest.points import RunPoint
+from cmpc.ingest.resample import unpack
+from cmpc.ir import model as ir
+
+RUNS_SEED = 0x5EED  # the stream that draws repetitions (runs), apart from each run's own
+
+
+def _speed(target: ir.Target) -> float:
+    """The target as an interactivity (tok/s/user): the axis replicates are read along."""
+    return 1000.0 / target.latency_ms
+
+
+@dataclass(frozen=True)
+class RunReplicates:
+    """One run's replicate values: latency statistic, counted tokens/s per GPU, SLO statistics."""
+
+    point: RunPoint
+    latency_s: np.ndarray  # the bootstrap's replicates, then the jackknife's (JACKKNIFE)
+    per_gpu: np.ndarray
+    limits: np.ndarray  # (percentile SLOs, replicates + jackknife)
+    estimate: float | None  # counted tokens/s per GPU as measured
+
+
+@dataclass(frozen=True)
+class Reads:
+    """A system's read per bootstrap replicate, and per jackknife unit (run x request group,
+    every other run as measured): BCa's acceleration comes from the second."""
+
+    boot: np.ndarray
+    jack: np.ndarray
+    point: float | None
+
+
+@dataclass(frozen=True)
+class SystemReplicates:
+    """A system's runs as replicates, grouped into repetitions (runs at one load)."""
+
+    runs: tuple[RunReplicates, ...]
+    groups: tuple[tuple[int, ...], ...]  # indices into runs; each group one load
+    resamples: int
+
+    def drawn(self, seed: int) -> np.ndarray:
+        """Per replicate, which run stands in for each run: repetitions drawn with replacement."""
+        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, RUNS_SEED])))
+        out = np.tile(np.arange(len(self.runs)), (self.resamples, 1))
+        for group in self.groups:
+            if len(group) > 1:
+                members = np.asarray(group)
+                out[:, members] = members[rng.integers(0, len(group), (self.resamples, len(group)))]
+        return out
+
+
+def replicates_of(
+    comparison: ir.Comparison, system: ir.System, runs: Sequence[RunPoint] | None
+) -> SystemReplicates | None:
+    """The system's runs as replicates, or None: reported data, or runs without requests."""
+    if not runs or not comparison.uncertainty.enabled:
+        return None
+    gpus = gpu_count(system)
+    counts = accounting(comparison.tokens)
+    found: list[RunReplicates] = []
+    size = 0
+    for rp in runs:
+        denominator = gpus or rp.gpus
+        if rp.resampled is None or not rp.resamples or not denominator:
+            return None  # a run without per-request data: no interval for the system
+        rows = unpack(rp.resampled, rp.resamples)
+        if rows.shape[0] < 4:
+            return None
+        size = rp.resamples
+        cached = rows[3] if rp.cached_tok_s is not None else None
+        rates = split_input(
+            rows[1], rows[2], measured_cached=cached, declared_hit_rate=system.cache_hit_rate
+        )
+        counted = counted_tokens(rates, counts)
+        if counted is None:
+            return None
+        per_gpu = np.asarray(counted, dtype=float) / denominator
+        estimate = measured_per_gpu(comparison, system, rp)
+        found.append(RunReplicates(rp, rows[0], per_gpu, rows[4:], estimate))
+    by_load: dict[tuple[object, ...], list[int]] = {}
+    for i, r in enumerate(found):
+        key = tuple(r.point.fields.get(k) for k in LOAD_KEYS)
+        if all(v is None for v in key):
+            key = ("run", i)  # no load stated: every run its own
+        by_load.setdefault(key, []).append(i)
+    return SystemReplicates(tuple(found), tuple(tuple(g) for g in by_load.values()), size)
+
+
+def measured_per_gpu(comparison: ir.Comparison, system: ir.System, rp: RunPoint) -> float | None:
+    """A run's counted tokens/s per GPU as measured (as the frontier point states it)."""
+    denominator = gpu_count(system) or rp.gpus
+    if rp.input_tok_s is None or rp.output_tok_s is None or not denominator:
+        return None
+    rates = split_input(
+        rp.input_tok_s,
+        rp.output_tok_s,
+        measured_cached=rp.cached_tok_s,
+        declared_hit_rate=system.cache_hit_rate,
+    )
+    value = counted_tokens(rates, accounting(comparison.tokens))
+    return None if value is None else value / denominator
+
+
+def _read_rows(comparison: ir.Comparison, speed: np.ndarray, through: np.ndarray) -> np.ndarray:
+    """Each row's frontier read at the target (its peak without one); NaN where unreachable."""
+    latency = comparison.latency
+    target = latency.target
+    at = None if target is None else (target.interactivity_tok_s_user or _speed(target))
+    if at is None:  # each row at its own peak
+        usable = np.isfinite(speed) & np.isfinite(through)
+        peak = np.max(np.where(usable, through, -np.inf), axis=1, initial=-np.inf)
+        return np.where(np.isfinite(peak), peak, np.nan)
+    if latency.read in BATCH_METHODS:
+        return read_batch(speed, through, at, latency.read)
+    out = np.full(speed.shape[0], np.nan)
+    for b in range(speed.shape[0]):  # the calculator's read has no batch form
+        points = [
+            Point(float(x), float(y))
+            for x, y in zip(speed[b], through[b], strict=True)
+            if math.isfinite(x) and math.isfinite(y)
+        ]
+        value = read_at(pareto_frontier(points), at, latency.read).value
+        if value is not None:
+            out[b] = value
+    return out
+
+
+def _speed_of(latency: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out: np.ndarray = np.where(latency > 0, 1.0 / latency, np.nan)
+    return out
+
+
+def read_replicates(
+    comparison: ir.Comparison, reps: SystemReplicates, point: float | None = None
+) -> Reads:
+    """The per-GPU read in each bootstrap replicate, and in each jackknife unit."""
+    size = reps.resamples
+    lat = np.stack([r.latency_s for r in reps.runs])  # (runs, replicates + jackknife)
+    tput = np.stack([r.per_gpu for r in reps.runs])
+    drawn = reps.drawn(comparison.uncertainty.seed)
+    columns = np.arange(size)[:, None]
+    speed = _speed_of(lat[:, :size]).T[columns, drawn]  # (replicates, runs)
+    boot = _read_rows(comparison, speed, tput[:, :size].T[columns, drawn])
+    # jackknife units: one run's request group left out, every other run as measured
+    runs = len(reps.runs)
+    base_speed = _speed_of(np.array([_nan(r.point.latency_s) for r in reps.runs]))
+    base_tput = np.array([_nan(r.estimate) for r in reps.runs])
+    groups = lat.shape[1] - size
+    jack_speed = np.tile(base_speed, (runs * groups, 1))
+    jack_tput = np.tile(base_tput, (runs * groups, 1))
+    unit = np.arange(runs * groups)
+    jack_speed[unit, unit // groups] = _speed_of(lat[:, size:]).ravel()
+    jack_tput[unit, unit // groups] = tput[:, size:].ravel()
+    jack = _read_rows(comparison, jack_speed, jack_tput)
+    return Reads(boot, jack, point)
+
+
+def _nan(value: float | None) -> float:
+    return math.nan if value is None else value
+
+
+def ci(
+    comparison: ir.Comparison,
+    values: np.ndarray | None,
+    estimate: float | None,
+    jack: np.ndarray | None = None,
+) -> Interval | None:
+    """The interval the spec asks for, of `estimate` from its replicates (BCa's acceleration
+    from the jackknife values `jack`; without them, bias-corrected only)."""
+    u = comparison.uncertainty
+    if values is None or estimate is None or not u.enabled:
+        return None
+    accel = acceleration(jack) if jack is not None and u.method == "bca" else None
+    return interval(values, estimate, u.confidence, u.method, accel)
+
+
+def as_list(found: Interval | None) -> list[float] | None:
+    return None if found is None else found.as_list()
+
+
+def system_uncertainty(
+    comparison: ir.Comparison,
+    result: T.SystemResult,
+    reps: SystemReplicates | None,
+    found: Reads | None,
+) -> T.SystemUncertainty | None:
+    """A system's read interval, each run's statistic intervals, its repetitions' spread."""
+    if not comparison.uncertainty.enabled:
+        return None
+    if reps is None or found is None:
+        why = (
+            "reported figures carry no interval (no per-request data)"
+            if result["data"] == "reported"
+            else "a run file holds no per-request data (aggregate figures only)"
+        )
+        return {"throughput_per_gpu_ci": None, "reachable_share": None, "runs": [],
+                "repetitions": [], "run_to_run": "unknown", "note": why}  # fmt: skip
+    at = result["at_target"]
+    reads = found.boot
+    read_ci = ci(comparison, reads, at["throughput_per_gpu"], found.jack)
+    size = reps.resamples
+    runs: list[T.RunInterval] = []
+    for r in reps.runs:
+        p = r.point
+        lat_ci = ci(comparison, r.latency_s[:size], p.latency_s, r.latency_s[size:])
+        counted = r.estimate
+        runs.append(
+            {
+                "label": p.label,
+                "concurrency": p.concurrency,
+                "latency_s": p.latency_s,
+                "latency_s_ci": as_list(lat_ci),
+                "interactivity_ci": None
+                if lat_ci is None or lat_ci.low <= 0
+                else [1 / lat_ci.high, 1 / lat_ci.low],
+                "throughput_per_gpu_ci": as_list(
+                    ci(comparison, r.per_gpu[:size], counted, r.per_gpu[size:])
+                ),
+            }
+        )
+    repetitions: list[T.Repetition] = []
+    for group in reps.groups:
+        if len(group) < 2:
+            continue
+        members = [reps.runs[i] for i in group]
+        tputs = [v for m in members if (v := m.estimate) is not None]
+        lats = [m.point.latency_s for m in members if m.point.latency_s is not None]
+        t_mean, t_std, t_cv = spread(tputs) if len(tputs) > 1 else (None, None, None)
+        l_mean, l_std, l_cv = spread(lats) if len(lats) > 1 else (None, None, None)
+        repetitions.append(
+            {
+                "concurrency": members[0].point.concurrency,
+                "runs": len(members),
+                "labels": [m.point.label for m in members],
+                "throughput_per_gpu": {"mean": t_mean, "std": t_std, "cv": t_cv},
+                "latency_s": {"mean": l_mean, "std": l_std, "cv": l_cv},
+            }
+        )
+    measured = bool(repetitions)
+    finite = np.isfinite(reads)
+    return {
+        "throughput_per_gpu_ci": as_list(read_ci),
+        "reachable_share": float(np.mean(finite)) if reads.size else None,
+        "runs": runs,
+        "repetitions": repetitions,
+        "run_to_run": "measured" if measured else "unknown",
+        "note": None
+        if measured
+        else "one run per configuration: intervals hold within-run variation only; "
+        "run-to-run variation is unknown",
+    }
+
+
+def headline_uncertainty(
+    comparison: ir.Comparison,
+    head: T.Ratios | None,
+    reads: Mapping[str, Reads],
+) -> T.HeadlineUncertainty:
+    """The headline ratios' intervals and whether the lead is within measurement noise."""
+    u = comparison.uncertainty
+    empty: T.HeadlineUncertainty = {
+        "throughput_ratio_ci": None,
+        "cost_ratio_ci": None,
+        "confidence": u.confidence if u.enabled else None,
+        "within_noise": None,
+        "cost_within_noise": None,
+        "interval_note": None,
+    }
+    if head is None or not u.enabled:
+        return empty
+    a, b = reads.get(head["system"]), reads.get(head["baseline"])
+    ratio, per_gpu = head["throughput_ratio"], head["per_gpu_throughput_ratio"]
+    if a is None or b is None:
+        empty["interval_note"] = "a side's figures are reported, not measured (no per-request data)"
+        return empty
+    if ratio is None or not per_gpu or not a.point or not b.point:
+        return empty
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_gpu_b = a.boot / b.boot
+        # jackknife units of either side, the other side as measured
+        jack = np.concatenate([a.jack / a.point, b.point / b.jack])
+    ratio_ci = ci(comparison, ratio * per_gpu_b / per_gpu, ratio, ratio * jack)
+    cost = head["cost_ratio"]
+    cost_ci = None
+    if cost is not None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cost_ci = ci(comparison, cost * per_gpu / per_gpu_b, cost, cost / jack)
+    band = comparison.tie_band
+    return {
+        "throughput_ratio_ci": as_list(ratio_ci),
+        "cost_ratio_ci": as_list(cost_ci),
+        "confidence": u.confidence,
+        "within_noise": within_noise(ratio_ci, band) if ratio_ci else None,
+        "cost_within_noise": within_noise(cost_ci, band) if cost_ci else None,
+        "interval_note": None,
+    }

@@ -1,0 +1,215 @@
+"""How sure the figures are: interval phrases, the noise verdict, the intervals section."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cmpc.jsontypes import JsonObject
+from cmpc.report.context import Context, is_number
+from cmpc.report.text import Md, escape, escape_prose, number, percent, ratio
+
+METHOD_NAMES = {"percentile": "percentile", "bca": "bias-corrected and accelerated (BCa)"}
+
+
+def _level(ctx: Context) -> str:
+    u = ctx.results.get("uncertainty") or {}
+    return f"{round((u.get('confidence') or 0.95) * 100, 1):g}%"
+
+
+def _pair(value: object) -> tuple[float, float] | None:
+    if isinstance(value, list) and len(value) == 2 and all(is_number(v) for v in value):
+        return float(value[0]), float(value[1])
+    return None
+
+
+def change_interval(ctx: Context, fid: str, quantity: str, ci: object, system: str) -> Md:
+    """` (95% CI +18.0% to +31.0%)` for a ratio's interval as changes; empty without one."""
+    pair = _pair(ci)
+    if pair is None:
+        return Md("")
+    low, high = pair
+    shown_low = ctx.fig.add(
+        f"{fid}_ci_low", f"{quantity}, interval low", low, "x", ratio(low), system=system
+    )
+    shown_high = ctx.fig.add(
+        f"{fid}_ci_high", f"{quantity}, interval high", high, "x", ratio(high), system=system
+    )
+    del shown_low, shown_high  # the ratios go to figures.csv; the sentence shows changes
+    return Md(" ({} CI {} to {})[^ci]").format(
+        Md(_level(ctx)), percent(low - 1, signed=True), percent(high - 1, signed=True)
+    )
+
+
+def noise_sentence(ctx: Context) -> Md | None:
+    """The verdict when a headline ratio's interval holds 1 or lies within the tie band."""
+    h = ctx.results.get("headline") or {}
+    parts = []
+    pair = _pair(h.get("throughput_ratio_ci"))
+    if h.get("within_noise") and pair is not None:
+        parts.append(
+            Md(
+                "The throughput difference is within measurement noise: the {} interval of the "
+                "ratio ({} to {}) holds 1 or lies within the tie band, so neither system leads "
+                "on this evidence.[^ci]"
+            ).format(Md(_level(ctx)), ratio(pair[0]), ratio(pair[1]))
+        )
+    cost = _pair(h.get("cost_ratio_ci"))
+    if h.get("cost_within_noise") and cost is not None:
+        parts.append(
+            Md(
+                "At the declared prices the cost difference is within measurement noise "
+                "(cost ratio {} to {}).[^ci]"
+            ).format(ratio(cost[0]), ratio(cost[1]))
+        )
+    if h.get("interval_note") and h.get("confidence") is not None:
+        parts.append(Md("The ratio carries no interval: {}.[^ci]").format(
+            escape_prose(h["interval_note"])))  # fmt: skip
+    return Md(" ").join(parts) if parts else None
+
+
+def footnote(ctx: Context) -> Md | None:
+    """The intervals' method, resample count and seed, and what they do not cover."""
+    u = ctx.results.get("uncertainty") or {}
+    if not u.get("enabled"):
+        return Md("Intervals are off (`uncertainty off`): no figure carries an interval.")
+    parts = [
+        Md(
+            "Intervals: {} bootstrap {} intervals, {} resamples, seed {}. Each replicate "
+            "resamples every run's requests (with replacement), lets a closed-loop run's "
+            "duration follow its resampled mean end-to-end latency (an open-loop run's is held), "
+            "rebuilds each system's frontier and reads it at the target, so the ratio's interval "
+            "holds every run's variation. Replicates whose frontier misses the target are left "
+            "out. See docs/statistics.md."
+        ).format(
+            Md(_level(ctx)),
+            escape(METHOD_NAMES.get(u.get("method", ""), u.get("method", ""))),
+            number(u.get("resamples")),
+            number(u.get("seed")),
+        )
+    ]
+    for name in ctx.order:
+        s = ctx.systems.get(name) or {}
+        su = s.get("uncertainty") or {}
+        if su.get("note"):
+            parts.append(Md("{}: {}.").format(ctx.label(name), escape_prose(su["note"])))
+    h = ctx.results.get("headline") or {}
+    if h.get("interval_note"):
+        parts.append(Md("Headline: {}.").format(escape_prose(h["interval_note"])))
+    return Md(" ").join(parts)
+
+
+def _ci_text(pair: tuple[float, float] | None, fmt: Any = number) -> Md:
+    if pair is None:
+        return Md("\u2014")
+    return Md("{} to {}").format(fmt(pair[0]), fmt(pair[1]))
+
+
+def intervals(ctx: Context) -> JsonObject:
+    """Rows of the `How sure` section: each system's read, repetitions, capacity at SLO."""
+    rows = []
+    capacity = []
+    for name in ctx.order:
+        s = ctx.systems.get(name) or {}
+        su = s.get("uncertainty")
+        at = s.get("at_target") or {}
+        if su is not None:
+            pair = _pair(su.get("throughput_per_gpu_ci"))
+            rows.append(
+                {
+                    "system": ctx.label(name),
+                    "read": number(at.get("throughput_per_gpu")),
+                    "interval": _ci_text(pair)
+                    if s.get("data") != "reported"
+                    else Md("none (reported figures)"),
+                    "reachable": percent(su.get("reachable_share"))
+                    if is_number(su.get("reachable_share"))
+                    else Md("\u2014"),
+                    "run_to_run": escape(su.get("run_to_run", "unknown"))
+                    if s.get("data") != "reported"
+                    else Md("n/a"),
+                    "repetitions": [
+                        Md("concurrency {}: {} runs, throughput CV {}").format(
+                            number(r.get("concurrency")),
+                            number(r.get("runs")),
+                            percent((r.get("throughput_per_gpu") or {}).get("cv")),
+                        )
+                        for r in su.get("repetitions") or []
+                    ],
+                }
+            )
+            if pair is not None:
+                ctx.fig.add(f"{name}.throughput_per_gpu_ci_low", "read interval low", pair[0],
+                            "tok/s/gpu", number(pair[0]), system=name)  # fmt: skip
+                ctx.fig.add(f"{name}.throughput_per_gpu_ci_high", "read interval high", pair[1],
+                            "tok/s/gpu", number(pair[1]), system=name)  # fmt: skip
+        cap = s.get("capacity_at_slo")
+        if cap is not None:
+            capacity.append(_capacity_row(ctx, name, cap))
+    h = ctx.results.get("headline") or {}
+    ratio_pair = _pair(h.get("capacity_at_slo_ratio_ci"))
+    return {
+        "level": Md(_level(ctx)),
+        "rows": rows,
+        "measured": any(
+            (ctx.systems.get(n) or {}).get("data") == "runs"
+            and (ctx.systems.get(n) or {}).get("uncertainty")
+            for n in ctx.order
+        ),
+        "capacity": capacity,
+        "capacity_limits": _limits(ctx),
+        "capacity_ratio": ctx.fig.add(
+            "headline.capacity_at_slo_ratio",
+            "throughput ratio at SLO capacity",
+            h["capacity_at_slo_ratio"],
+            "x",
+            ratio(h["capacity_at_slo_ratio"]),
+            system=h.get("system", ""),
+        )
+        if is_number(h.get("capacity_at_slo_ratio"))
+        else None,
+        "capacity_ratio_ci": _ci_text(ratio_pair, ratio) if ratio_pair else None,
+    }
+
+
+def _limits(ctx: Context) -> Md | None:
+    for name in ctx.order:
+        cap = (ctx.systems.get(name) or {}).get("capacity_at_slo")
+        if cap:
+            return Md(" and ").join(
+                Md("{} {} \u2264 {} ms").format(
+                    escape(lim["statistic"]), escape(lim["metric"]), number(lim["limit_ms"])
+                )
+                for lim in cap["limits"]
+            )
+    return None
+
+
+def _capacity_row(ctx: Context, name: str, cap: JsonObject) -> JsonObject:
+    load_word = "concurrency" if cap.get("load_key") == "concurrency" else "request rate"
+    if not cap.get("met"):
+        where = Md("no run of the sweep meets every limit")
+    elif cap.get("bounded_by_sweep"):
+        where = Md("at least {} {} (the highest load measured meets every limit)").format(
+            escape(load_word), number(cap.get("load"))
+        )
+    else:
+        bracket = cap.get("bracket") or []
+        where = Md("{} {} (between {}; {} reached first)").format(
+            escape(load_word),
+            number(cap.get("load")),
+            Md(" and ").join(number(b) for b in bracket),
+            escape(cap.get("limiting") or ""),
+        )
+    if is_number(cap.get("throughput_per_gpu")):
+        ctx.fig.add(f"{name}.capacity_at_slo.throughput_per_gpu", "throughput at SLO capacity",
+                    cap["throughput_per_gpu"], "tok/s/gpu", number(cap["throughput_per_gpu"]),
+                    system=name)  # fmt: skip
+    usd = cap.get("usd_per_million_tokens")
+    return {
+        "system": ctx.label(name),
+        "capacity": where,
+        "load_ci": _ci_text(_pair(cap.get("load_ci"))),
+        "throughput": number(cap.get("throughput_per_gpu")),
+        "throughput_ci": _ci_text(_pair(cap.get("throughput_per_gpu_ci"))),
+        "usd": Md("${}").format(number(usd, 3)) if is_number(usd) else Md("\u2014"),
+    }

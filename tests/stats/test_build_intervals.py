@@ -1,0 +1,117 @@
+"""Intervals, the noise verdict, repetitions and capacity at SLO in real builds."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cmpc.build.pipeline import build_spec
+
+REPO = Path(__file__).resolve().parents[2]
+SPECS = REPO / "specs"
+
+
+def _build(spec: Path, out: Path, *sets: str) -> tuple[dict, str]:
+    outcome = build_spec(str(spec), out_dir=str(out), sets=list(sets))
+    assert outcome.code == 0, outcome.diagnostics
+    return json.loads((out / "results.json").read_text()), (out / "report.md").read_text()
+
+
+@pytest.fixture
+def sweep_copy(tmp_path: Path) -> Path:
+    """The synthetic sweep's spec and runs, copied so a test may change them."""
+    shutil.copytree(SPECS / "data" / "synthetic", tmp_path / "data" / "synthetic")
+    spec = tmp_path / "sweep.cmp"
+    shutil.copy(SPECS / "synthetic-sweep.cmp", spec)
+    return spec
+
+
+def test_the_headline_from_runs_carries_its_interval(tmp_path):
+    results, report = _build(SPECS / "synthetic-sweep.cmp", tmp_path / "o")
+    head = results["headline"]
+    low, high = head["throughput_ratio_ci"]
+    assert low < head["throughput_ratio"] < high < 1  # alpha's deficit is not noise
+    assert head["confidence"] == 0.95 and head["within_noise"] is False
+    assert results["uncertainty"] == {
+        "enabled": True, "confidence": 0.95, "method": "percentile", "resamples": 2000, "seed": 1
+    }  # fmt: skip
+    assert "delivers 19.4% fewer (95% CI " in report
+    assert "2,000 resamples, seed 1" in report
+    alpha = results["systems"]["alpha"]["uncertainty"]
+    assert alpha["run_to_run"] == "unknown" and "run-to-run variation is unknown" in alpha["note"]
+    read_low, read_high = alpha["throughput_per_gpu_ci"]
+    assert read_low < results["systems"]["alpha"]["at_target"]["throughput_per_gpu"] < read_high
+    assert len(alpha["runs"]) == 7 and all(r["latency_s_ci"] for r in alpha["runs"])
+
+
+def test_intervals_off_and_another_seed(tmp_path):
+    off, report = _build(SPECS / "synthetic-sweep.cmp", tmp_path / "off", "uncertainty=off")
+    assert off["headline"]["throughput_ratio_ci"] is None and off["headline"]["confidence"] is None
+    assert "CI" not in report and off["systems"]["alpha"]["uncertainty"] is None
+    other, _ = _build(SPECS / "synthetic-sweep.cmp", tmp_path / "s2", "uncertainty.seed=2")
+    same, _ = _build(SPECS / "synthetic-sweep.cmp", tmp_path / "s1")
+    _build(SPECS / "synthetic-sweep.cmp", tmp_path / "s1b")
+    assert other["headline"]["throughput_ratio_ci"] != same["headline"]["throughput_ratio_ci"]
+    assert (tmp_path / "s1" / "results.json").read_bytes() == (
+        tmp_path / "s1b" / "results.json"
+    ).read_bytes()
+
+
+def test_reported_figures_carry_no_interval_and_say_so(tmp_path):
+    results, report = _build(SPECS / "mi355x-vs-b300.cmp", tmp_path / "o")
+    assert results["headline"]["throughput_ratio_ci"] is None
+    assert "reported" in results["headline"]["interval_note"]
+    assert "The ratio carries no interval" in report
+    assert "reported figures carry no interval" in report
+
+
+def test_capacity_at_the_percentile_slos_on_the_synthetic_sweep(tmp_path):
+    results, report = _build(SPECS / "synthetic-sweep.cmp", tmp_path / "o")
+    alpha = results["systems"]["alpha"]["capacity_at_slo"]
+    beta = results["systems"]["beta"]["capacity_at_slo"]
+    # alpha meets p99 ttft 500 ms / p99 tpot 40 ms at concurrency 32 (377 ms, 33.4 ms), not 64
+    assert alpha["met"] and alpha["bracket"] == [32.0, 64.0] and 32 < alpha["load"] < 64
+    assert beta["met"] and beta["bracket"] == [16.0, 32.0] and 16 < beta["load"] < 32
+    assert alpha["limiting"] == beta["limiting"] == "p99 tpot"
+    low, high = alpha["throughput_per_gpu_ci"]
+    assert low < alpha["throughput_per_gpu"] < high
+    head = results["headline"]
+    assert head["capacity_at_slo_ratio"] == pytest.approx(
+        alpha["throughput_per_gpu"] / beta["throughput_per_gpu"]
+    )
+    assert "### Capacity at the percentile SLOs" in report
+    csv = (tmp_path / "o" / "figures.csv").read_text()
+    for fid in ("headline.throughput_ratio_ci_low", "headline.cost_ratio_ci_high",
+                "alpha.throughput_per_gpu_ci_low", "headline.capacity_at_slo_ratio"):  # fmt: skip
+        assert f"\n{fid}," in csv
+
+
+def test_a_sweep_no_run_of_which_meets_the_slo_says_so(sweep_copy, tmp_path):
+    text = sweep_copy.read_text().replace(
+        "slo p99 ttft 500 ms p99 tpot 40 ms", "slo p99 ttft 5 ms p99 tpot 40 ms"
+    )
+    sweep_copy.write_text(text)
+    results, report = _build(sweep_copy, tmp_path / "o")
+    for name in ("alpha", "beta"):
+        cap = results["systems"][name]["capacity_at_slo"]
+        assert not cap["met"] and cap["load"] is None
+        assert cap["note"] == "no run of the sweep meets every limit"
+    assert results["headline"]["capacity_at_slo_ratio"] is None
+    assert report.count("no run of the sweep meets every limit") == 2
+
+
+def test_repetitions_give_the_between_run_spread(sweep_copy, tmp_path):
+    runs = sweep_copy.parent / "data" / "synthetic" / "alpha"
+    for path in sorted(runs.glob("*.jsonl")):
+        shutil.copy(path, path.with_name(path.stem + "-rep2.jsonl"))
+    results, report = _build(sweep_copy, tmp_path / "o")
+    alpha = results["systems"]["alpha"]["uncertainty"]
+    assert alpha["run_to_run"] == "measured" and alpha["note"] is None
+    assert len(alpha["repetitions"]) == 7
+    first = alpha["repetitions"][0]
+    assert first["runs"] == 2 and first["throughput_per_gpu"]["std"] == 0.0  # identical copies
+    assert results["systems"]["beta"]["uncertainty"]["run_to_run"] == "unknown"
+    assert "runs, throughput CV 0%" in report
