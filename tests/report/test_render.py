@@ -102,7 +102,7 @@ def test_disclosure_verdict_and_missing_items_as_questions(main_report):
         "8x MI355X: 288 GB per GPU; HGX B300: 288 GB per GPU (usable 270 GB) |"
     ) in table
     assert (
-        "| `utilization` | What utilization does the cost assume? | stated in the spec: 100% |"
+        "| `utilization` | What utilization does the cost assume? | stated in the spec: 100.0% |"
         in table
     )
     assert "not disclosed" not in table and report.count("(`verification`)") == 1

@@ -124,4 +124,4 @@ def test_csv_values_are_full_precision_and_platform_independent():
 )
 def test_a_column_has_one_number_of_decimals(column, shown):
     digits = column_digits(column)
-    assert [fixed(v, digits) for v in column] == shown
+    assert [fixed(digits)(v) for v in column] == shown

@@ -114,4 +114,4 @@ def test_repetitions_give_the_between_run_spread(sweep_copy, tmp_path):
     first = alpha["repetitions"][0]
     assert first["runs"] == 2 and first["throughput_per_gpu"]["std"] == 0.0  # identical copies
     assert results["systems"]["beta"]["uncertainty"]["run_to_run"] == "unknown"
-    assert "runs, throughput CV 0%" in report
+    assert "runs, throughput CV 0.0%" in report

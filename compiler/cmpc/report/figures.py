@@ -68,9 +68,11 @@ def figure_conditions(results: JsonObject) -> tuple[str, ...]:
     if lat:
         metric = METRIC_NAMES.get(lat.get("metric") or "tpot", lat.get("metric") or "tpot")
         text = f"{statistic_name(lat.get('statistic'))} {metric}, TTFT {lat.get('ttft') or 'n/a'}"
-        target = (lat.get("target") or {}).get("interactivity_tok_s_user")
-        if _finite(target):
-            text += f", target {number(target)} tok/s/user"
+        target = lat.get("target") or {}
+        if target.get("given_as") == "interactivity" and _finite(target.get("value")):
+            text += f", target {number(target['value'])} tok/s/user"
+        elif _finite(target.get("value")):  # a duration: as the spec gave it (`1 s`, `250 ms`)
+            text += f", target {number(target['value'])} {target.get('unit') or 'ms'}"
         phrases.append(text)
     tok = cond.get("tokens") or {}
     if tok.get("count"):

@@ -131,8 +131,10 @@ def _latency(ctx: Context) -> Md | None:
         lat.get("ttft") or DASH,
     )
     target = ctx.target()
-    if is_number(target.get("interactivity_tok_s_user")):
-        text += Md(", target {} tok/s/user").format(number(target["interactivity_tok_s_user"]))
+    if target.get("given_as") == "interactivity" and is_number(target.get("value")):
+        text += Md(", target {} tok/s/user").format(number(target["value"]))
+    elif is_number(target.get("value")):  # a duration target, as the spec gave it
+        text += Md(", target {} {}").format(number(target["value"]), target.get("unit") or "ms")
     return text
 
 
