@@ -269,3 +269,39 @@ def test_the_comparison_sees_a_changed_figure(builder: Builder) -> None:
     assert figures(base) != figures(changed)
     renamed = builder.results(rename_identifiers(text, {"alpha": "zz_alpha_renamed"}))
     assert figures(renamed) != figures(base)  # until the names are mapped back
+
+
+# --- fewer points never raise a lower bound ---------------------------------------------------
+
+
+@st.composite
+def sweeps_below_range(draw: st.DrawFn) -> tuple[GeneratedSpec, int, str]:
+    """A synthetic sweep on both sides, a target below (or in) its range, and one run to drop."""
+    spec = draw(generated_specs())
+    whole = [
+        Side(s.name, f"data/synthetic/{d}/conc-*.jsonl", "cmpc", "sample", s.gpus, s.nodes, s.price)
+        for s, d in zip(spec.sides, draw(st.permutations(["alpha", "beta"])), strict=True)
+    ]
+    target = f"{draw(st.integers(5, 40))} tok/s/user"
+    side = draw(st.sampled_from([0, 1]))
+    dropped = draw(st.sampled_from(["01", "02", "04", "08", "16", "32", "64"]))
+    return GeneratedSpec(**{**spec.__dict__, "target": target}).with_sides(*whole), side, dropped
+
+
+@settings(EXAMPLES, max_examples=60)
+@given(case=sweeps_below_range())
+def test_a_point_removed_never_raises_a_lower_bound(builder: Builder, case: Any) -> None:
+    spec, side, dropped = case
+    full = builder.results(spec.text())["systems"][spec.sides[side].name]["at_target"]
+    assume(full.get("bound") == "lower")
+    folder = Path(spec.sides[side].glob).parent
+    fewer = Path("copies") / f"{folder.name}-without-{dropped}"
+    if not (builder.tree / fewer).exists():
+        shutil.copytree(builder.tree / folder, builder.tree / fewer)
+        (builder.tree / fewer / f"conc-{dropped}.jsonl").unlink()
+    moved = Side(**{**spec.sides[side].__dict__, "glob": f"{fewer}/conc-*.jsonl"})
+    sides = [moved if i == side else s for i, s in enumerate(spec.sides)]
+    read = builder.results(spec.with_sides(*sides).text())["systems"][moved.name]["at_target"]
+    # fewer runs only narrow the range, so the target stays below it: still a lower bound
+    assert read["bound"] == "lower"
+    assert read["throughput_per_gpu"] <= full["throughput_per_gpu"]
