@@ -115,3 +115,21 @@ def test_repetitions_give_the_between_run_spread(sweep_copy, tmp_path):
     assert first["runs"] == 2 and first["throughput_per_gpu"]["std"] == 0.0  # identical copies
     assert results["systems"]["beta"]["uncertainty"]["run_to_run"] == "unknown"
     assert "runs, throughput CV 0.0%" in report
+
+
+def test_a_lower_bound_read_has_the_interval_of_the_runs_it_reads(tmp_path):
+    """A target below both frontiers reads each system's best run: so do its replicates."""
+    spec = str(Path(__file__).resolve().parents[2] / "specs" / "llama70b-newcomer.cmp")
+
+    def headline(name: str, **kw):
+        out = tmp_path / name
+        outcome = build_spec(spec, out_dir=str(out), render=False, **kw)
+        assert outcome.code == 0, outcome.diagnostics
+        return json.loads((out / "results.json").read_text())["headline"]
+
+    bound = headline("bound", sets=["latency.target=5 tok/s/user"])
+    peak = headline("peak", unsets=["latency.target"])
+    assert bound["bound"] == "neither" and bound["throughput_ratio_ci"] is not None
+    low, high = bound["throughput_ratio_ci"]
+    assert low < bound["throughput_ratio"] < high
+    assert bound["throughput_ratio_ci"] == peak["throughput_ratio_ci"]  # one run each: the peak

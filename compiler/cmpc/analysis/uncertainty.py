@@ -136,7 +136,7 @@ def _read_rows(comparison: ir.Comparison, speed: np.ndarray, through: np.ndarray
         peak = np.max(np.where(usable, through, -np.inf), axis=1, initial=-np.inf)
         return np.where(np.isfinite(peak), peak, np.nan)
     if latency.read in BATCH_METHODS:
-        return read_batch(speed, through, at, latency.read)
+        return _with_lower_bounds(read_batch(speed, through, at, latency.read), speed, through, at)
     out = np.full(speed.shape[0], np.nan)
     for b in range(speed.shape[0]):  # the calculator's read has no batch form
         points = [
@@ -147,7 +147,24 @@ def _read_rows(comparison: ir.Comparison, speed: np.ndarray, through: np.ndarray
         value = read_at(pareto_frontier(points), at, latency.read).value
         if value is not None:
             out[b] = value
-    return out
+    return _with_lower_bounds(out, speed, through, at)
+
+
+def _with_lower_bounds(
+    values: np.ndarray, speed: np.ndarray, through: np.ndarray, at: float
+) -> np.ndarray:
+    """Rows whose target lies below the frontier read as lower bounds, as the point read does.
+
+    The frontier's slowest knot is the run of highest throughput (`compute.frontier.read_target`):
+    a target below its interactivity is met by every knot, and the read is that throughput.
+    """
+    usable = np.isfinite(speed) & np.isfinite(through)
+    masked = np.where(usable, through, -np.inf)
+    best = np.max(masked, axis=1, initial=-np.inf)
+    top = np.where(masked == best[:, None], np.where(usable, speed, -np.inf), -np.inf)
+    slowest = np.max(top, axis=1, initial=-np.inf)  # of equal throughputs the faster one
+    below = np.isnan(values) & np.isfinite(best) & (at < slowest)
+    return np.where(below, best, values)
 
 
 def _speed_of(latency: np.ndarray) -> np.ndarray:
