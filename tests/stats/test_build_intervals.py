@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -133,3 +134,15 @@ def test_a_lower_bound_read_has_the_interval_of_the_runs_it_reads(tmp_path):
     low, high = bound["throughput_ratio_ci"]
     assert low < bound["throughput_ratio"] < high
     assert bound["throughput_ratio_ci"] == peak["throughput_ratio_ci"]  # one run each: the peak
+
+
+def test_the_how_sure_table_has_one_number_of_decimals(tmp_path):
+    """Reads and interval ends share a column format (`1,263.0` beside `1,201.3`)."""
+    spec = str(Path(__file__).resolve().parents[2] / "specs" / "synthetic-sweep.cmp")
+    assert build_spec(spec, out_dir=str(tmp_path / "out")).code == 0
+    report = (tmp_path / "out" / "report.md").read_text()
+    table = report.split("## How sure")[1].split("\n\n")[2].splitlines()[2:]
+    numbers = [n for row in table for n in re.findall(r"\d[\d,]*(?:\.\d+)?", row.split("|")[2])]
+    numbers += [n for row in table for n in re.findall(r"\d[\d,]*(?:\.\d+)?", row.split("|")[3])]
+    assert len(numbers) == 6
+    assert {len(n.split(".")[1]) if "." in n else 0 for n in numbers} == {1}

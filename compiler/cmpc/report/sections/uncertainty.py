@@ -6,7 +6,16 @@ from typing import Any
 
 from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, is_number
-from cmpc.report.text import Md, escape, escape_prose, number, percent, ratio
+from cmpc.report.text import (
+    Md,
+    column_digits,
+    escape,
+    escape_prose,
+    fixed,
+    number,
+    percent,
+    ratio,
+)
 
 METHOD_NAMES = {"percentile": "percentile", "bca": "bias-corrected and accelerated (BCa)"}
 
@@ -104,10 +113,22 @@ def _ci_text(pair: tuple[float, float] | None, fmt: Any = number) -> Md:
     return Md("{} to {}").format(fmt(pair[0]), fmt(pair[1]))
 
 
+def _read_column(ctx: Context) -> list[object]:
+    """Every read and interval end the `How sure` table shows."""
+    values: list[object] = []
+    for name in ctx.order:
+        s = ctx.systems.get(name) or {}
+        if s.get("uncertainty") is not None:
+            values.append((s.get("at_target") or {}).get("throughput_per_gpu"))
+            values.extend(_pair(s["uncertainty"].get("throughput_per_gpu_ci")) or ())
+    return values
+
+
 def intervals(ctx: Context) -> JsonObject:
     """Rows of the `How sure` section: each system's read, repetitions, capacity at SLO."""
     rows = []
     capacity = []
+    shown = fixed(column_digits(_read_column(ctx)))  # reads and their ends: one column format
     for name in ctx.order:
         s = ctx.systems.get(name) or {}
         su = s.get("uncertainty")
@@ -117,8 +138,8 @@ def intervals(ctx: Context) -> JsonObject:
             rows.append(
                 {
                     "system": ctx.label(name),
-                    "read": number(at.get("throughput_per_gpu")),
-                    "interval": _ci_text(pair)
+                    "read": shown(at.get("throughput_per_gpu")),
+                    "interval": _ci_text(pair, shown)
                     if s.get("data") != "reported"
                     else Md("none (reported figures)"),
                     "reachable": percent(su.get("reachable_share"))
