@@ -142,3 +142,15 @@ def test_latency_cdfs_from_per_request_data_with_target_and_slos(build):
 def test_no_latency_figure_without_per_request_data(build):
     out, _ = build("specs/mi355x-vs-b300.cmp")  # reported figures only
     assert "latency.svg" not in _svgs(out)
+
+
+def test_a_lower_bound_mark_belongs_to_its_system_series(build):
+    """The legend toggle hides a system's lower-bound triangle with the rest of its marks."""
+    out, _ = build("specs/synthetic-sweep.cmp", sets=["latency.target=10 tok/s/user"])
+    root = _svgs(out)["frontier.svg"]
+    groups = [g for g in root.iter(f"{NS}g") if g.get("class") == "cmpc-series"]
+    # the triangles (paths) are drawn inside their systems' series groups, one each
+    assert sorted(g.get("data-series") for g in groups if g.find(f"{NS}path") is not None) == [
+        "0",
+        "1",
+    ]

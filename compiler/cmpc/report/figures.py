@@ -256,26 +256,15 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
         bound_at = at.get(
             "measured_at_latency_ms" if along_latency else "measured_at_interactivity_tok_s_user"
         )
-        if _finite(value) and _finite(bound_at):
+        lower = _finite(bound_at)  # a lower bound sits where it was measured, not at the target
+        if _finite(value) and (lower or _finite(target)):
             marks.append(
                 svg.Points(
-                    (bound_at,),
+                    (bound_at if lower else target,),
                     (value * k,),
                     color,
-                    f"{label}: lower bound",
-                    shape="triangle",
-                    size=6.5,
-                    edge="black",
-                )
-            )
-        elif _finite(value) and _finite(target):
-            marks.append(
-                svg.Points(
-                    (target,),
-                    (value * k,),
-                    color,
-                    f"{label}: read at target",
-                    shape="diamond",
+                    f"{label}: {'lower bound' if lower else 'read at target'}",
+                    shape="triangle" if lower else "diamond",
                     size=6.5,
                     edge="black",
                     series=i,
