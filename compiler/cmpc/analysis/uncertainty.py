@@ -17,21 +17,22 @@ import numpy as np
 from cmpc.analysis import types as T
 from cmpc.analysis.comparisons import LOAD_KEYS
 from cmpc.analysis.hardware import gpu_count
+from cmpc.analysis.reads import by_latency
 from cmpc.analysis.tokens import accounting
 from cmpc.compute.accounting import counted_tokens, split_input
-from cmpc.compute.frontier import Point, pareto_frontier, read_at
-from cmpc.compute.frontier_batch import BATCH_METHODS, read_batch
+from cmpc.compute.frontier import Point, pareto_frontier, read_at, read_latency
+from cmpc.compute.frontier_batch import (
+    BATCH_METHODS,
+    along_latency,
+    read_batch,
+    read_batch_latency,
+)
 from cmpc.compute.intervals import Interval, acceleration, interval, spread, within_noise
 from cmpc.ingest.points import RunPoint
 from cmpc.ingest.resample import unpack
 from cmpc.ir import model as ir
 
 RUNS_SEED = 0x5EED  # the stream that draws repetitions (runs), apart from each run's own
-
-
-def _speed(target: ir.Target) -> float:
-    """The target as an interactivity (tok/s/user): the axis replicates are read along."""
-    return 1000.0 / target.latency_ms
 
 
 @dataclass(frozen=True)
@@ -127,16 +128,26 @@ def measured_per_gpu(comparison: ir.Comparison, system: ir.System, rp: RunPoint)
 
 
 def _read_rows(comparison: ir.Comparison, speed: np.ndarray, through: np.ndarray) -> np.ndarray:
-    """Each row's frontier read at the target (its peak without one); NaN where unreachable."""
+    """Each row's frontier read at the target (its peak without one); NaN where unreachable.
+
+    Read along the axis the point read uses (`analysis.reads`): latency for a duration target,
+    interactivity otherwise, so an unresampled row reads the point read, bit for bit.
+    """
     latency = comparison.latency
     target = latency.target
-    at = None if target is None else (target.interactivity_tok_s_user or _speed(target))
-    if at is None:  # each row at its own peak
+    if target is None:  # each row at its own peak
         usable = np.isfinite(speed) & np.isfinite(through)
         peak = np.max(np.where(usable, through, -np.inf), axis=1, initial=-np.inf)
         return np.where(np.isfinite(peak), peak, np.nan)
+    latency_axis = by_latency(latency)
+    axis = along_latency(speed) if latency_axis else speed
+    at = -target.latency_ms if latency_axis else target.interactivity_tok_s_user
     if latency.read in BATCH_METHODS:
-        return _with_lower_bounds(read_batch(speed, through, at, latency.read), speed, through, at)
+        if latency_axis:
+            values = read_batch_latency(speed, through, target.latency_ms, latency.read)
+        else:
+            values = read_batch(speed, through, at, latency.read)
+        return _with_lower_bounds(values, axis, through, at)
     out = np.full(speed.shape[0], np.nan)
     for b in range(speed.shape[0]):  # the calculator's read has no batch form
         points = [
@@ -144,16 +155,21 @@ def _read_rows(comparison: ir.Comparison, speed: np.ndarray, through: np.ndarray
             for x, y in zip(speed[b], through[b], strict=True)
             if math.isfinite(x) and math.isfinite(y)
         ]
-        value = read_at(pareto_frontier(points), at, latency.read).value
+        frontier = pareto_frontier(points)
+        if latency_axis:
+            value = read_latency(frontier, target.latency_ms, latency.read).value
+        else:
+            value = read_at(frontier, at, latency.read).value
         if value is not None:
             out[b] = value
-    return _with_lower_bounds(out, speed, through, at)
+    return _with_lower_bounds(out, axis, through, at)
 
 
 def _with_lower_bounds(
     values: np.ndarray, speed: np.ndarray, through: np.ndarray, at: float
 ) -> np.ndarray:
-    """Rows whose target lies below the frontier read as lower bounds, as the point read does.
+    """Rows whose target lies below the frontier read as lower bounds, as the point read does
+    (`speed` and `at` along the read's axis: interactivity, or -latency in ms).
 
     The frontier's slowest knot is the run of highest throughput (`compute.frontier.read_target`):
     a target below its interactivity is met by every knot, and the read is that throughput.
