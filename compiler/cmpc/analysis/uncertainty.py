@@ -27,7 +27,7 @@ from cmpc.compute.frontier_batch import (
     read_batch,
     read_batch_latency,
 )
-from cmpc.compute.intervals import Interval, acceleration, interval, spread, within_noise
+from cmpc.compute.intervals import Interval, interval, spread, within_noise
 from cmpc.ingest.points import RunPoint
 from cmpc.ingest.resample import unpack
 from cmpc.ir import model as ir
@@ -48,11 +48,9 @@ class RunReplicates:
 
 @dataclass(frozen=True)
 class Reads:
-    """A system's read per bootstrap replicate, and per jackknife unit (run x request group,
-    every other run as measured): BCa's acceleration comes from the second."""
+    """A system's read per bootstrap replicate, and its point read."""
 
     boot: np.ndarray
-    jack: np.ndarray
     point: float | None
 
 
@@ -192,26 +190,31 @@ def _speed_of(latency: np.ndarray) -> np.ndarray:
 def read_replicates(
     comparison: ir.Comparison, reps: SystemReplicates, point: float | None = None
 ) -> Reads:
-    """The per-GPU read in each bootstrap replicate, and in each jackknife unit."""
+    """The per-GPU read in each bootstrap replicate."""
     size = reps.resamples
     lat = np.stack([r.latency_s for r in reps.runs])  # (runs, replicates + jackknife)
     tput = np.stack([r.per_gpu for r in reps.runs])
     drawn = reps.drawn(comparison.uncertainty.seed)
     columns = np.arange(size)[:, None]
     speed = _speed_of(lat[:, :size]).T[columns, drawn]  # (replicates, runs)
-    boot = _read_rows(comparison, speed, tput[:, :size].T[columns, drawn])
-    # jackknife units: one run's request group left out, every other run as measured
-    runs = len(reps.runs)
-    base_speed = _speed_of(np.array([_nan(r.point.latency_s) for r in reps.runs]))
-    base_tput = np.array([_nan(r.estimate) for r in reps.runs])
-    groups = lat.shape[1] - size
-    jack_speed = np.tile(base_speed, (runs * groups, 1))
-    jack_tput = np.tile(base_tput, (runs * groups, 1))
+    return Reads(_read_rows(comparison, speed, tput[:, :size].T[columns, drawn]), point)
+
+
+def read_jackknife(comparison: ir.Comparison, reps: SystemReplicates) -> np.ndarray:
+    """The per-GPU read in each grouped-jackknife unit (one run's request group left out, every
+    other run as measured): the acceleration of the withdrawn BCa, for benchmarks/coverage.py."""
+    size = reps.resamples
+    lat = np.stack([r.latency_s for r in reps.runs])[:, size:]
+    tput = np.stack([r.per_gpu for r in reps.runs])[:, size:]
+    runs, groups = lat.shape
+    jack_speed = np.tile(
+        _speed_of(np.array([_nan(r.point.latency_s) for r in reps.runs])), (runs * groups, 1)
+    )
+    jack_tput = np.tile(np.array([_nan(r.estimate) for r in reps.runs]), (runs * groups, 1))
     unit = np.arange(runs * groups)
-    jack_speed[unit, unit // groups] = _speed_of(lat[:, size:]).ravel()
-    jack_tput[unit, unit // groups] = tput[:, size:].ravel()
-    jack = _read_rows(comparison, jack_speed, jack_tput)
-    return Reads(boot, jack, point)
+    jack_speed[unit, unit // groups] = _speed_of(lat).ravel()
+    jack_tput[unit, unit // groups] = tput.ravel()
+    return _read_rows(comparison, jack_speed, jack_tput)
 
 
 def _nan(value: float | None) -> float:
@@ -219,18 +222,13 @@ def _nan(value: float | None) -> float:
 
 
 def ci(
-    comparison: ir.Comparison,
-    values: np.ndarray | None,
-    estimate: float | None,
-    jack: np.ndarray | None = None,
+    comparison: ir.Comparison, values: np.ndarray | None, estimate: float | None
 ) -> Interval | None:
-    """The interval the spec asks for, of `estimate` from its replicates (BCa's acceleration
-    from the jackknife values `jack`; without them, bias-corrected only)."""
+    """The interval the spec asks for, of `estimate` from its replicates."""
     u = comparison.uncertainty
     if values is None or estimate is None or not u.enabled:
         return None
-    accel = acceleration(jack) if jack is not None and u.method == "bca" else None
-    return interval(values, estimate, u.confidence, u.method, accel)
+    return interval(values, estimate, u.confidence, u.method)
 
 
 def as_list(found: Interval | None) -> list[float] | None:
@@ -256,12 +254,12 @@ def system_uncertainty(
                 "repetitions": [], "run_to_run": "unknown", "note": why}  # fmt: skip
     at = result["at_target"]
     reads = found.boot
-    read_ci = ci(comparison, reads, at["throughput_per_gpu"], found.jack)
+    read_ci = ci(comparison, reads, at["throughput_per_gpu"])
     size = reps.resamples
     runs: list[T.RunInterval] = []
     for r in reps.runs:
         p = r.point
-        lat_ci = ci(comparison, r.latency_s[:size], p.latency_s, r.latency_s[size:])
+        lat_ci = ci(comparison, r.latency_s[:size], p.latency_s)
         counted = r.estimate
         runs.append(
             {
@@ -272,9 +270,7 @@ def system_uncertainty(
                 "interactivity_ci": None
                 if lat_ci is None or lat_ci.low <= 0
                 else [1 / lat_ci.high, 1 / lat_ci.low],
-                "throughput_per_gpu_ci": as_list(
-                    ci(comparison, r.per_gpu[:size], counted, r.per_gpu[size:])
-                ),
+                "throughput_per_gpu_ci": as_list(ci(comparison, r.per_gpu[:size], counted)),
             }
         )
     repetitions: list[T.Repetition] = []
@@ -336,14 +332,12 @@ def headline_uncertainty(
         return empty
     with np.errstate(divide="ignore", invalid="ignore"):
         per_gpu_b = a.boot / b.boot
-        # jackknife units of either side, the other side as measured
-        jack = np.concatenate([a.jack / a.point, b.point / b.jack])
-    ratio_ci = ci(comparison, ratio * per_gpu_b / per_gpu, ratio, ratio * jack)
+    ratio_ci = ci(comparison, ratio * per_gpu_b / per_gpu, ratio)
     cost = head["cost_ratio"]
     cost_ci = None
     if cost is not None:
         with np.errstate(divide="ignore", invalid="ignore"):
-            cost_ci = ci(comparison, cost * per_gpu / per_gpu_b, cost, cost / jack)
+            cost_ci = ci(comparison, cost * per_gpu / per_gpu_b, cost)
     band = comparison.tie_band
     return {
         "throughput_ratio_ci": as_list(ratio_ci),
