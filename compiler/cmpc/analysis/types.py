@@ -440,7 +440,7 @@ class Headline(Ratios, HeadlineUncertainty):
 class UncertaintyConditions(TypedDict):
     enabled: bool
     confidence: float
-    method: Literal["percentile", "bca"]
+    method: Literal["percentile"]
     resamples: int
     seed: int
 
