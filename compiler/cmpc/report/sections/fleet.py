@@ -108,8 +108,11 @@ def _ratios(ctx: Context, fleet: JsonObject, quantity: str) -> list[Md]:
         shown = ctx.n(fid, RATIO_NAMES[quantity], r["ratio"], "x", ratio,
                       system=r["system"])  # fmt: skip
         text = Md("{} / {}: {}").format(ctx.label(r["system"]), ctx.label(r["baseline"]), shown)
-        if pair(r.get("ratio_ci")):
+        found = pair(r.get("ratio_ci"))
+        if found:
             text += Md(" ({} CI {})").format(Md(level(ctx)), _interval(r["ratio_ci"], ratio))
+            if found[0] <= 1 <= found[1]:
+                text += Md(", within measurement noise")
         out.append(text)
     return out
 
