@@ -148,3 +148,21 @@ def test_without_a_fleet_block_there_is_no_section(sweep_copy, tmp_path):
     _edit(sweep_copy, "  fleet {\n    cost_cap 1.00 USD/Mtok\n  }\n", "")
     results, report, _ = _build(sweep_copy, tmp_path / "o")
     assert results["fleet"] is None and "Fleet planning" not in report
+
+
+def test_reported_figures_have_no_frontier_to_read_and_say_so(tmp_path):
+    """The MI355X/B300 spec states one published ratio: no frontier, no output throughput."""
+    spec = tmp_path / "reported.cmp"
+    text = (SPECS / "mi355x-vs-b300.cmp").read_text()
+    spec.write_text(
+        text.replace("  sensitivity {", "  fleet { cost_cap 0.25 USD/Mtok }\n\n  sensitivity {")
+    )
+    results, report, _ = _build(spec, tmp_path / "o")
+    for entry in results["fleet"]["systems"].values():
+        assert entry["cost_cap"] == [] and "no frontier" in entry["cost_cap_note"]
+        assert entry["users_per_mw"] is None
+        assert entry["users_per_mw_note"] == (
+            "reported figures state no output-token throughput at the target"
+        )
+    assert all(r["ratio"] is None for r in results["fleet"]["ratios"])
+    assert "per million total tokens for 8x MI355X: no frontier" in report
