@@ -166,3 +166,16 @@ def test_reported_figures_have_no_frontier_to_read_and_say_so(tmp_path):
         )
     assert all(r["ratio"] is None for r in results["fleet"]["ratios"])
     assert "per million total tokens for 8x MI355X: no frontier" in report
+
+
+def test_a_ttft_target_gives_no_users_per_megawatt_and_names_no_rate(tmp_path):
+    """A TTFT target is no per-user token rate: each system says so, no `0 tok/s/user`."""
+    results, report, _ = _build(
+        SPECS / "synthetic-sweep.cmp", tmp_path / "o", "latency.metric=ttft",
+        "latency.target=1000 ms",
+    )  # fmt: skip
+    for entry in results["fleet"]["systems"].values():
+        assert entry["users_per_mw"] is None
+        assert entry["users_per_mw_note"] == "the latency metric `ttft` is not a per-token rate"
+    assert "No concurrent users per megawatt for alpha (synthetic): the latency metric" in report
+    assert "0 tok/s/user" not in report

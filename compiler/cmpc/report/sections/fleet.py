@@ -146,6 +146,7 @@ def fleet_view(ctx: Context) -> JsonObject | None:
         "cap_ratios": _ratios(ctx, fleet, "interactivity_at_cost_cap"),
         "target": number(target.get("interactivity_tok_s_user")),
         "users": users,
+        "users_read": any(not u.get("missing") for u in users),
         "users_ratios": _ratios(ctx, fleet, "users_per_mw"),
     }
 
