@@ -221,6 +221,7 @@ COMPARISON = BlockSpec(
         KeySpec("claim", "block", repeats=True, field="claims"),
         KeySpec("sensitivity", "block"),
         KeySpec("uncertainty", "block"),
+        KeySpec("fleet", "block"),
         KeySpec("disclosure", "block"),
     ),
 )
@@ -416,6 +417,20 @@ UNCERTAINTY = BlockSpec(
         KeySpec("seed", "integer", range=ranges.SEED, example="1"),
     ),
 )
+# `fleet { cost_cap 2.00 USD/Mtok  pue 1.3 }`: InferenceX's fleet-planner reads
+FLEET = BlockSpec(
+    "fleet",
+    (
+        KeySpec(
+            "cost_cap",
+            "quantity",
+            dimension=units.TOKEN_PRICE,
+            field="cost_cap_usd_per_million_tokens",
+            example="2.00 USD/Mtok",
+        ),
+        KeySpec("pue", "number", range=ranges.PUE, example="1.3"),
+    ),
+)
 DISCLOSURE = BlockSpec(
     "disclosure",
     tuple(KeySpec(k, "text", example='"closed loop, concurrency 1-70"') for k in CHECKLIST),
@@ -449,3 +464,4 @@ CAPACITY_KEYS = CAPACITY.allowed()
 CLAIM_KEYS = CLAIM.allowed()
 SENSITIVITY_KEYS = SENSITIVITY.allowed()
 UNCERTAINTY_KEYS = UNCERTAINTY.allowed()
+FLEET_KEYS = FLEET.allowed()
