@@ -39,6 +39,9 @@ class RunPoint:
     resamples: int = 0
     # per-request TTFT and TPOT (s) at CDF_PERCENTILES; empty for aggregate-only formats
     quantiles: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    # the run's values of the constrained metric packed for pooling (ingest/pooling.py):
+    # sorted (exact) or a DDSketch's bins (`--sketch`); None: nothing to pool
+    pool: str | None = None
 
 
 @dataclass(frozen=True)
