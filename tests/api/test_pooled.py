@@ -44,18 +44,41 @@ def _within_alpha_of_rank(got: float, column: np.ndarray, q: float) -> bool:
     return abs(got - at_rank) <= ALPHA * abs(at_rank) * (1 + 1e-12)
 
 
-def test_the_query_is_the_librarys_own(tmp_path):
+def _library_bins(values: np.ndarray, alpha: float) -> sketch.Bins:
+    """The bins of the library's own DDSketch, one `add` per value."""
     from ddsketch import DDSketch
+
+    library = DDSketch(relative_accuracy=alpha)
+    for value in values.tolist():
+        library.add(value)
+
+    def pairs(store):
+        return tuple((store.offset + i, int(c)) for i, c in enumerate(store.bins) if c)
+
+    return sketch.Bins(
+        alpha, int(library._zero_count), pairs(library._store), pairs(library._negative_store)
+    )
+
+
+def test_the_bins_and_the_query_are_the_librarys_own():
+    from ddsketch import DDSketch
+    from ddsketch.mapping import LogarithmicMapping
 
     values = _values(VLLM[0], "chunk_gap")
     library = DDSketch(relative_accuracy=ALPHA)
     for value in values.tolist():
         library.add(value)
     bins = sketch.sketch_of(values, ALPHA)
-    assert bins.count == values.size
+    assert bins == _library_bins(values, ALPHA) and bins.count == values.size
     for q in QS.values():
         assert sketch.quantile_of(bins, q) == library.get_quantile_value(q)
     assert sketch.unpack(sketch.pack(bins)) == bins
+    mapping = LogarithmicMapping(ALPHA)  # values on and next to bin edges, negatives, zeros
+    edges = np.array([mapping._pow_gamma(k) for k in range(-800, 400, 7)])
+    around = np.concatenate([edges, np.nextafter(edges, 0), np.nextafter(edges, np.inf)])
+    mixed = np.concatenate([around, -around[::5], np.zeros(4), [1e-320]])
+    for alpha in (ALPHA, 0.02, 0.001):
+        assert sketch.sketch_of(mixed, alpha) == _library_bins(mixed, alpha), alpha
 
 
 @pytest.mark.parametrize("metric", ["ttft", "tpot", "e2el", "chunk_gap"])

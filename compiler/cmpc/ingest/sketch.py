@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -49,32 +51,43 @@ class Bins:
         return self.zero + sum(c for _, c in self.positive) + sum(c for _, c in self.negative)
 
 
-def _library() -> type:
+def _mapping(alpha: float) -> Any:
+    """The library's LogarithmicMapping, the one `DDSketch(relative_accuracy=α)` uses."""
     try:
-        from ddsketch import DDSketch
+        from ddsketch.mapping import LogarithmicMapping
     except ImportError:
         raise SketchUnavailable("ddsketch is not installed") from None
-    found: type = DDSketch
-    return found
+    return LogarithmicMapping(alpha)
 
 
 def sketch_of(values: np.ndarray, alpha: float) -> Bins:
-    """The bins of one DDSketch (relative accuracy α) of `values`, built by the library."""
-    sketch = _library()(relative_accuracy=alpha)
-    for value in values.tolist():
-        sketch.add(value)
-    return Bins(
-        alpha,
-        int(sketch._zero_count),  # the library's stores have no public bin accessor
-        _pairs(sketch._store),
-        _pairs(sketch._negative_store),
-    )
+    """The bins `DDSketch(relative_accuracy=α)` holds once every value is added, counted in
+    one vectorized pass (the library adds one value per Python call: 50x slower).
+
+    A key is ⌈log₂|x|·m⌉ for the mapping's multiplier m, as the library computes it; the few
+    values whose log lands within 1e-6 of a bin edge (where numpy's log may differ from the C
+    library's by an ulp) are keyed by the library's own `mapping.key`. Values that are not
+    finite are not latencies and are left out.
+    """
+    mapping = _mapping(alpha)
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]
+    tiny = mapping.min_possible
+    positive, negative = x[x > tiny], -x[x < -tiny]
+    zero = int(x.size - positive.size - negative.size)
+    return Bins(alpha, zero, _counted(positive, mapping), _counted(negative, mapping))
 
 
-def _pairs(store: object) -> tuple[tuple[int, int], ...]:
-    bins: list[float] = getattr(store, "bins", [])
-    offset: int = getattr(store, "offset", 0)
-    return tuple((offset + i, int(c)) for i, c in enumerate(bins) if c)
+def _counted(x: np.ndarray, mapping: Any) -> tuple[tuple[int, int], ...]:
+    if not x.size:
+        return ()
+    raw = np.log(x) / math.log(2) * mapping._multiplier  # the library's _log_gamma, vectorized
+    keys = np.ceil(raw).astype(np.int64)
+    edge = np.abs(raw - np.rint(raw)) < 1e-6
+    if edge.any():
+        keys[edge] = [mapping.key(v) for v in x[edge].tolist()]
+    found, counts = np.unique(keys, return_counts=True)
+    return tuple(zip(found.tolist(), counts.tolist(), strict=True))
 
 
 def merged(sketches: Iterable[Bins]) -> Bins:
@@ -103,17 +116,15 @@ def _added(groups: Iterable[tuple[tuple[int, int], ...]]) -> tuple[tuple[int, in
 
 def quantile_of(bins: Bins, q: float) -> float | None:
     """The library's quantile query (`DDSketch.get_quantile_value`) on `bins`; None if empty."""
-    from ddsketch.mapping import LogarithmicMapping
-
     count = bins.count
     if not 0 <= q <= 1 or count == 0:
         return None
-    mapping = LogarithmicMapping(bins.alpha)
+    mapping = _mapping(bins.alpha)
     rank = q * (count - 1)
     negatives = sum(c for _, c in bins.negative)
     if rank < negatives:
         reversed_rank = negatives - rank - 1
-        return -mapping.value(_key_at(bins.negative, reversed_rank, lower=False))
+        return -float(mapping.value(_key_at(bins.negative, reversed_rank, lower=False)))
     if rank < bins.zero + negatives:
         return 0.0
     return float(mapping.value(_key_at(bins.positive, rank - bins.zero - negatives)))
