@@ -225,3 +225,14 @@ def test_the_runs_parts_come_back_from_the_cache(tmp_path):
     row[_POINT_FIELDS.index("pool")] = 7  # a tampered entry: not a packed part
     with pytest.raises(TypeError, match="`pool`"):
         _point(row)
+
+
+def test_the_pooled_figures_the_report_shows_are_rows_of_figures_csv(repeated):
+    _, exact, _ = repeated
+    rows = {r["id"]: r for r in exact.rows("figures") if ".pooled." in r["id"]}
+    assert len(rows) == 14  # two systems, seven loads
+    row = rows["alpha.pooled.conc_1.p90"]
+    group = exact.systems["alpha"]["pooled"][0]
+    assert row["value"] == 1000.0 * group["latency_s"]["p90"] and row["unit"] == "ms"
+    assert row["source"] == "; ".join(group["runs"])
+    assert f"alpha (synthetic) at conc 1: {row['displayed']} ms" in exact.report

@@ -126,14 +126,22 @@ def _pooled(ctx: Context, statistic: str, metric: str) -> Md | None:
             value = (group.get("latency_s") or {}).get(statistic)
             if not is_number(value):
                 continue
-            load = ", ".join(f"{k} {v}" for k, v in sorted((group.get("load") or {}).items()))
+            pairs = sorted((group.get("load") or {}).items())
+            load = ", ".join(f"{k} {v}" for k, v in pairs)
+            runs = group.get("runs") or ()
+            ms = ctx.fig.add(  # a displayed number: a row of figures.csv
+                f"{name}.pooled.{'.'.join(f'{k}_{v}' for k, v in pairs)}.{statistic}",
+                f"{statistic} {metric} over every request of the runs at {load} "
+                f"({group.get('method')})",
+                1000.0 * value,
+                "ms",
+                number(1000.0 * value),
+                system=name,
+                source="; ".join(str(r) for r in runs),
+            )
             shown.append(
                 Md("{} at {}: {} ms over {} requests of {} runs").format(
-                    ctx.label(name),
-                    load,
-                    number(1000.0 * value),
-                    number(group.get("values")),
-                    number(len(group.get("runs") or ())),
+                    ctx.label(name), load, ms, number(group.get("values")), number(len(runs))
                 )
             )
             methods.add((str(group.get("method")), group.get("relative_accuracy")))
