@@ -190,12 +190,14 @@ def test_pooling_does_not_depend_on_the_runs_order(repeated):
     comparison = compile_source(source)[0]
     rng = np.random.default_rng(7)
     for built in (exact.built, sketched.built):
-        runs = built.data["alpha"].runs["p90"]
-        reference = pooled_repetitions(comparison, runs)
+        runs, pools = built.data["alpha"].runs["p90"], built.data["alpha"].pools()
+        assert len(pools) == len(runs) == 21  # each run's part, held once
+        assert all(p.pool is None for p in runs)  # by the first statistic's points (median)
+        reference = pooled_repetitions(comparison, runs, pools)
         assert reference == built.results["systems"]["alpha"]["pooled"]
         for _ in range(5):
             shuffled = [runs[i] for i in rng.permutation(len(runs))]
-            assert pooled_repetitions(comparison, shuffled) == reference
+            assert pooled_repetitions(comparison, shuffled, pools) == reference
 
 
 def test_results_are_byte_identical_for_any_worker_count(tmp_path):
@@ -219,7 +221,7 @@ def test_the_runs_parts_come_back_from_the_cache(tmp_path):
         cold = cmpc.build(spec, render=False, cache=True, cache_dir=cache, sketch=alpha)
         warm = cmpc.build(spec, render=False, cache=True, cache_dir=cache, sketch=alpha)
         assert warm.document == cold.document and cold.systems["beta"]["pooled"]
-    point = next(iter(warm.built.data["alpha"].runs["p90"]))
+    point = next(iter(warm.built.data["alpha"].runs["median"]))  # the first statistic
     row = json.loads(json.dumps([getattr(point, f) for f in _POINT_FIELDS]))  # as stored
     assert _point(row) == point and point.pool.startswith("ddsketch:")
     row[_POINT_FIELDS.index("pool")] = 7  # a tampered entry: not a packed part

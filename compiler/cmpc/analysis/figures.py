@@ -102,6 +102,7 @@ def _system_result(
         "uncertainty": None,  # filled by analysis.results (only the spec's own conditions)
         "capacity_at_slo": None,
     }
-    if repetitions := pooled_repetitions(comparison, runs):
+    pools = data[system.name].pools() if system.name in data else {}
+    if repetitions := pooled_repetitions(comparison, runs, pools):
         result["pooled"] = repetitions
     return result, found

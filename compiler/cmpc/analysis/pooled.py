@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from cmpc.analysis import types as T
 from cmpc.analysis.comparisons import LOAD_KEYS
@@ -25,10 +25,13 @@ def _quantile(statistic: str) -> float | None:
 
 
 def pooled_repetitions(
-    comparison: ir.Comparison, runs: Sequence[RunPoint] | None
+    comparison: ir.Comparison,
+    runs: Sequence[RunPoint] | None,
+    pools: Mapping[tuple[str, int], str],
 ) -> list[T.PooledResult]:
     """One entry per load that two or more runs share (repetitions), pooling their requests:
-    exact by default, merged DDSketches with `--sketch`."""
+    exact by default, merged DDSketches with `--sketch`. `pools` holds each run's packed
+    values by (path, index) (SystemData.pools)."""
     groups: dict[tuple[tuple[str, str], ...], list[RunPoint]] = {}
     for run in runs or ():
         load = tuple(
@@ -41,7 +44,7 @@ def pooled_repetitions(
     qs = {n: q for n in names if (q := _quantile(n)) is not None}
     out: list[T.PooledResult] = []
     for load, members in groups.items():
-        parts = [r.pool for r in members if r.pool is not None]
+        parts = [p for r in members if (p := pools.get((r.path, r.index))) is not None]
         if len(members) < 2 or len(parts) < len(members):
             continue
         found = pooled(parts, qs, latency.percentile_method)

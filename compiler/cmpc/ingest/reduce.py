@@ -226,7 +226,9 @@ def reduce_runs(
         extra = resample.rows_for(found, [f"{m} {s}" for s, m in task.limits])
         for stat in task.statistics:
             point = run_point(metrics, task.metric, stat, task.rel)
-            changes: dict[str, object] = {"limits": limits, "pool": pool}
+            # the pool is the same for every statistic: kept once, on the first one's point
+            first = stat == task.statistics[0]
+            changes: dict[str, object] = {"limits": limits, "pool": pool if first else None}
             if stat in sketched:
                 changes["latency_s"] = sketched[stat]
             if found is not None:
