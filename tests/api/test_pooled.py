@@ -238,3 +238,15 @@ def test_the_pooled_figures_the_report_shows_are_rows_of_figures_csv(repeated):
     assert row["value"] == 1000.0 * group["latency_s"]["p90"] and row["unit"] == "ms"
     assert row["source"] == "; ".join(group["runs"])
     assert f"alpha (synthetic) at conc 1: {row['displayed']} ms" in exact.report
+
+
+def test_pooled_results_follow_the_results_schema(repeated):
+    from tests.test_build import validate_results
+
+    _, exact, sketched = repeated
+    for built in (exact, sketched):
+        validate_results(json.loads(built.files["results.json"]))
+    broken = json.loads(exact.files["results.json"])
+    broken["systems"]["alpha"]["pooled"][0]["values"] = "191"
+    with pytest.raises(Exception, match="is not of type 'integer'"):
+        validate_results(broken)
