@@ -17,6 +17,7 @@ import numpy as np
 from cmpc.analysis import types as T
 from cmpc.analysis.comparisons import LOAD_KEYS
 from cmpc.analysis.hardware import gpu_count
+from cmpc.analysis.readmemo import read_key, remembered
 from cmpc.analysis.tokens import accounting
 from cmpc.compute.accounting import counted_tokens, split_input
 from cmpc.compute.frontier import Point, pareto_frontier, read_at
@@ -128,7 +129,13 @@ def measured_per_gpu(comparison: ir.Comparison, system: ir.System, rp: RunPoint)
 
 def _read_rows(comparison: ir.Comparison, speed: np.ndarray, through: np.ndarray) -> np.ndarray:
     """Each row's frontier read at the target (its peak without one); NaN where unreachable."""
-    latency = comparison.latency
+    # keyed on all the read depends on: sensitivity rows of price or utilization reuse it
+    key = read_key(repr(comparison.latency), speed, through)
+    return remembered(key, lambda: _rows_at_target(comparison.latency, speed, through))
+
+
+def _rows_at_target(latency: ir.Latency, speed: np.ndarray, through: np.ndarray) -> np.ndarray:
+    """`_read_rows`, computed."""
     target = latency.target
     at = None if target is None else (target.interactivity_tok_s_user or _speed(target))
     if at is None:  # each row at its own peak
