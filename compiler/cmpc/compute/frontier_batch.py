@@ -7,9 +7,16 @@ same operations in the same order), for the steffen, linear and nearest methods.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from cmpc.compute.frontier import AT_KNOT, Floats
+from cmpc.compute.frontier import AT_KNOT
+
+if TYPE_CHECKING:  # as in compute/frontier.py: numpy.typing would load numpy at import
+    from numpy.typing import NDArray
+
+    Floats = NDArray[np.float64]
 
 BATCH_METHODS = ("steffen", "linear", "nearest")
 
