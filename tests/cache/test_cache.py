@@ -51,7 +51,8 @@ def test_cached_and_parallel_builds_equal_a_serial_uncached_build(sweep, monkeyp
 
 def test_serial_in_process_reduction_equals_the_full_summary(sweep):
     from cmpc.ingest.points import run_point
-    from cmpc.metrics import summarize
+    from cmpc.ingest.pooling import exact_part
+    from cmpc.metrics import per_request, summarize
     from cmpc.traces import load_runs
 
     path = sweep.parent / "data" / "alpha" / "conc-16.jsonl"
@@ -62,8 +63,14 @@ def test_serial_in_process_reduction_equals_the_full_summary(sweep):
         full = summarize(run, percentiles=("90", "99"))
         reduced, problems = ingest._reduce(task)
         assert problems == []
+        # the run's values packed for pooling (sorted, except per-token chunk gaps: None),
+        # kept once, on the first statistic's point
+        pool = exact_part(per_request(run).get(metric), metric)
+        assert (pool is None) == (metric == "chunk_gap")
         for stat in stats:
-            assert reduced.points[stat] == (run_point(full, metric, stat, task.rel),)
+            kept = pool if stat == stats[0] else None
+            point = dataclasses.replace(run_point(full, metric, stat, task.rel), pool=kept)
+            assert reduced.points[stat] == (point,)
 
 
 def test_parallel_results_come_back_in_task_order(sweep):

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from cmpc import _defer
 from cmpc.diagnostics import Diagnostic, error, warning
-from cmpc.ingest import remote, resample, sketch
+from cmpc.ingest import pooling, remote, resample, sketch
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
 from cmpc.ingest.points import RunPoint, matches, run_point
 from cmpc.metrics import per_request, summarize  # imported before workers fork, not in each
@@ -211,7 +211,7 @@ def reduce_runs(
     percentiles = tuple(s[1:] for s in task.statistics if s.startswith("p"))
     points: dict[str, list[RunPoint]] = {s: [] for s in task.statistics}
     for run in kept:
-        sketched = _sketched(run, task) if task.sketch is not None else {}
+        sketched, pool = _sketched(run, task) if task.sketch is not None else ({}, None)
         metrics = summarize(
             run,
             percentiles=percentiles,
@@ -224,11 +224,15 @@ def reduce_runs(
             queries += [(m, s) for s, m in task.limits]
             found = resample.replicates(run, queries, settings, sha256)
         limits = {f"{s} {m}": metrics.latency_statistic(m, s) for s, m in task.limits}
+        if task.sketch is None:
+            pool = pooling.exact_part(metrics.samples.get(task.metric), task.metric)
         rates = resample.rows_for(found, list(resample.RATE_ROWS))
         extra = resample.rows_for(found, [f"{m} {s}" for s, m in task.limits])
         for stat in task.statistics:
             point = run_point(metrics, task.metric, stat, task.rel)
-            changes: dict[str, object] = {"limits": limits}
+            # the pool is the same for every statistic: kept once, on the first one's point
+            first = stat == task.statistics[0]
+            changes: dict[str, object] = {"limits": limits, "pool": pool if first else None}
             if stat in sketched:
                 changes["latency_s"] = sketched[stat]
             if found is not None:
@@ -251,15 +255,19 @@ def _stated_fields(
     return tuple((k, tuple(sorted(v)[:most])) for k, v in sorted(values.items()))
 
 
-def _sketched(run: Run, task: Task) -> dict[str, float]:
-    """The task's percentile statistics of its metric from a DDSketch (mean stays exact)."""
+def _sketched(run: Run, task: Task) -> tuple[dict[str, float], str | None]:
+    """The task's percentile statistics of its metric from one DDSketch (mean stays exact),
+    and that sketch packed for pooling."""
     assert task.sketch is not None
     names = [s for s in task.statistics if s == "median" or s.startswith("p")]
     qs = {s: (50.0 if s == "median" else float(s[1:])) / 100.0 for s in names}
     values = per_request(run).get(task.metric)
     if values is None or not values.size:
-        return {}
-    return sketch.quantiles(values, qs, task.sketch)
+        return {}, None
+    bins = sketch.sketch_of(values, task.sketch)
+    found = {name: sketch.quantile_of(bins, q) for name, q in qs.items()}
+    stats = {name: v for name, v in found.items() if v is not None}
+    return stats, pooling.sketch_part(bins)
 
 
 def _workers() -> int:
