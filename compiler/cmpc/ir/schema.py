@@ -8,7 +8,6 @@ import os
 import stat
 import tempfile
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,11 +20,20 @@ if TYPE_CHECKING:  # jsonschema is imported only when an IR is validated (see va
     from jsonschema import Draft202012Validator, ValidationError
 
 
+# Beside the modules, as cmpc's other package data: read as a file, not through
+# importlib.resources (its import is a tenth of `cmpc check`'s start-up).
+_SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "ir.schema.json"
+
+
+@cache
+def _schema_bytes() -> bytes:
+    return _SCHEMA.read_bytes()
+
+
 @cache
 def ir_schema() -> JsonObject:
     """The schema document shipped with the package."""
-    text = resources.files("cmpc").joinpath("schemas/ir.schema.json").read_text(encoding="utf-8")
-    schema: JsonObject = json.loads(text)
+    schema: JsonObject = json.loads(_schema_bytes().decode("utf-8"))
     return schema
 
 
@@ -39,7 +47,7 @@ def _validator() -> Draft202012Validator:
 def _memo_path(document: JsonObject) -> Path:
     """Where a previous run noted that exactly this IR, under exactly this schema, was valid."""
     digest = hashlib.sha256()
-    digest.update(json.dumps(ir_schema(), sort_keys=True).encode())
+    digest.update(_schema_bytes())  # its text: a memo hit parses no schema
     digest.update(json.dumps(document, sort_keys=True).encode())
     return _memo_dir() / digest.hexdigest()
 
