@@ -57,7 +57,7 @@ def _exec(source, globals=None, locals=None, /):  # exec's own parameter names
 
 
 def _marshalled(code: object) -> bytes:
-    return code if isinstance(code, bytes) else marshal.dumps(code)
+    return code if isinstance(code, bytes) else marshal.dumps(code)  # type: ignore[arg-type]
 
 
 def _save() -> None:
