@@ -47,3 +47,20 @@ def test_help_and_unknown_verbs_list_every_verb(capsys):
         cli.main(["--help"])
     listed = capsys.readouterr().out
     assert all(f"    {argv[0]}" in listed for argv in COMMAND_LINES)
+
+
+@pytest.mark.parametrize("columns", [None, "57", "0", "wide", "-3", "200"])
+def test_help_is_as_wide_as_argparse_makes_it(monkeypatch, columns):
+    import shutil
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert cli._terminal_columns() == shutil.get_terminal_size().columns
+    reference = cli.build_parser("build")
+    for parser in [reference, *_subparsers(reference).values()]:
+        parser.formatter_class = argparse.HelpFormatter
+    assert cli.build_parser("build").format_help() == reference.format_help()
+    build = _subparsers(cli.build_parser("build"))["build"]
+    assert build.format_help() == _subparsers(reference)["build"].format_help()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -76,6 +77,31 @@ def _gpus(text: str) -> int:
     return value
 
 
+def _terminal_columns() -> int:
+    """`shutil.get_terminal_size().columns`, without importing shutil (and its compressors)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        stdout = sys.__stdout__
+        try:
+            columns = os.get_terminal_size(stdout.fileno()).columns if stdout else 0
+        except (ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, measuring the terminal as it does, minus its `import shutil`."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:  # fmt: skip
+        if width is None:
+            width = _terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 class _Unbuilt:
     """A verb's parser while another verb runs: its arguments are not built (start-up time)."""
 
@@ -91,6 +117,7 @@ class _VerbParsers(argparse._SubParsersAction):
         self.verb = verb
 
     def add_parser(self, name: str, **kwargs: Any) -> Any:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
         parser = super().add_parser(name, **kwargs)
         return parser if self.verb in (None, name) else _Unbuilt()
 
@@ -100,6 +127,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cmpc",
         description="Compile LLM-inference comparison specs into footnoted reports.",
+        formatter_class=_HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"cmpc {__version__}")
     # typeshed types `action` as a class; argparse calls it, so a partial serves
