@@ -6,7 +6,6 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -55,7 +54,21 @@ def _memo_path(document: JsonObject) -> Path:
 def _memo_dir() -> Path:
     # Per user and private: on a shared machine nobody else can mark an IR valid for us.
     uid = os.getuid() if hasattr(os, "getuid") else 0
-    return Path(tempfile.gettempdir()) / f"cmpc-valid-ir-{uid}"
+    return _temporary_root() / f"cmpc-valid-ir-{uid}"
+
+
+def _temporary_root() -> Path:
+    """The first of $TMPDIR, $TEMP, $TMP that is a folder, else /tmp: tempfile's candidates.
+
+    Not `tempfile.gettempdir()`: it imports shutil, random and the compressors, and writes a
+    probe file, at every start. Where it would differ (an unusable $TMPDIR) the memo is not
+    written, which costs only speed.
+    """
+    for variable in ("TMPDIR", "TEMP", "TMP"):
+        folder = os.environ.get(variable)
+        if folder and os.path.isdir(folder):
+            return Path(folder)
+    return Path("/tmp")
 
 
 def _memo_trusted(folder: Path) -> bool:
