@@ -14,6 +14,7 @@ from cmpc.check.context import (
 )
 from cmpc.check.decode import decode
 from cmpc.check.disclosure import read_disclosure
+from cmpc.check.fleet import read_fleet
 from cmpc.check.latency import read_latency
 from cmpc.check.prices import CostBlock, read_cost
 from cmpc.check.rules import cross_checks
@@ -118,6 +119,7 @@ def read_comparison(ctx: Context, root: st.Entry) -> ir.Comparison | None:
         if "uncertainty" in one
         else ir.Uncertainty()
     )
+    fleet = read_fleet(ctx, one["fleet"]) if "fleet" in one else None
     question = block["question"]
     synthetic = any(s.role == "synthetic" for s in sources)
     if title is None or (baseline is None and not audit):
@@ -138,6 +140,7 @@ def read_comparison(ctx: Context, root: st.Entry) -> ir.Comparison | None:
         sensitivity=sensitivity,
         tie_band=tie_band,
         uncertainty=uncertainty,
+        fleet=fleet,
         disclosure=disclosure,
         synthetic=synthetic,
     )
