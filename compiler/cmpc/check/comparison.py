@@ -14,7 +14,6 @@ from cmpc.check.context import (
 )
 from cmpc.check.decode import decode
 from cmpc.check.disclosure import read_disclosure
-from cmpc.check.fleet import read_fleet
 from cmpc.check.latency import read_latency
 from cmpc.check.prices import CostBlock, read_cost
 from cmpc.check.rules import cross_checks
@@ -31,10 +30,12 @@ from cmpc.syntax import tree as st
 if TYPE_CHECKING:
     from cmpc.check import capacity as capacity_block
     from cmpc.check import claims as claim_block
+    from cmpc.check import fleet as fleet_block
     from cmpc.check import uncertainty as uncertainty_block
 else:  # only a spec with these blocks reads them (`cmpc check` start-up)
     capacity_block = lazy.module("cmpc.check.capacity")
     claim_block = lazy.module("cmpc.check.claims")
+    fleet_block = lazy.module("cmpc.check.fleet")
     uncertainty_block = lazy.module("cmpc.check.uncertainty")
 
 
@@ -119,7 +120,7 @@ def read_comparison(ctx: Context, root: st.Entry) -> ir.Comparison | None:
         if "uncertainty" in one
         else ir.Uncertainty()
     )
-    fleet = read_fleet(ctx, one["fleet"]) if "fleet" in one else None
+    fleet = fleet_block.read_fleet(ctx, one["fleet"]) if "fleet" in one else None
     question = block["question"]
     synthetic = any(s.role == "synthetic" for s in sources)
     if title is None or (baseline is None and not audit):
