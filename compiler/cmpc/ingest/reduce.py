@@ -18,6 +18,7 @@ from concurrent.futures import (
 from dataclasses import dataclass
 from pathlib import Path
 
+from cmpc import _defer
 from cmpc.diagnostics import Diagnostic, error, warning
 from cmpc.ingest import remote, resample, sketch
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
@@ -27,6 +28,9 @@ from cmpc.traces import Run, companions, load_runs, readpass, skips_gaps
 
 Progress = Callable[[int, int], None]
 WORKER_BYTES = 64 << 20  # a forked worker's own memory once refcounts copy its pages (measured)
+# Below this many bytes of run files one process reduces them sooner than a pool starts:
+# forking the workers and sending their results back costs 0.05-0.2 s (benchmarks/README.md)
+POOL_MIN_BYTES = 32 << 20
 
 
 @dataclass(frozen=True)
@@ -265,6 +269,13 @@ def _workers() -> int:
         return os.cpu_count() or 1
 
 
+def _local_workers(todo: Sequence[Task]) -> int:
+    """The cores, or 1 when the files to reduce are too small for a pool to pay its start."""
+    if sum(_size(t.path) for t in todo) < POOL_MIN_BYTES:
+        return 1
+    return _workers()
+
+
 def reduce_all(
     tasks: Sequence[Task],
     *,
@@ -276,7 +287,8 @@ def reduce_all(
     """One Done per task, in task order; identical tasks are reduced once.
 
     Misses go to `executor` when given (any `concurrent.futures.Executor`, e.g. a Dask
-    client's `get_executor()`), else to a local process pool of `workers` (default: cores).
+    client's `get_executor()`), else to a local process pool of `workers` (default: cores,
+    or none when the misses' files hold less than POOL_MIN_BYTES).
     """
     if cache:  # looked at once, before workers fork: their own entries do not count
         _EMPTY_CACHES.discard(cache.root)
@@ -295,7 +307,7 @@ def reduce_all(
     total = len(unique)
     if progress:
         progress(len(done), total)
-    workers = min(workers or _workers(), len(todo))
+    workers = min(workers or _local_workers(todo), len(todo))
     lost: dict[Task, str] = {}
     if executor is not None and todo:
         _collect(executor, todo, cache, done, progress, total, lost=lost)
@@ -303,6 +315,7 @@ def reduce_all(
         methods = multiprocessing.get_all_start_methods()
         # fork shares the already imported readers; elsewhere the platform's default
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        _defer.load("numpy")  # before the fork, as the readers are: not once in every worker
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
         try:
             _collect(pool, todo, cache, done, progress, total, slots=workers)
