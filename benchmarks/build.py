@@ -256,7 +256,7 @@ def _freeze(where: Path) -> Path:
     skip = shutil.ignore_patterns("__pycache__")
     shutil.copytree(Path(str(resources.files("cmpc"))), where / "cmpc", ignore=skip)
     if not (where / "cmpc" / "grammar" / "cmp.lark").exists():  # editable install
-        from cmpc.syntax.parser import grammar_text
+        from cmpc.syntax.grammar import grammar_text
 
         (where / "cmpc" / "grammar").mkdir(exist_ok=True)
         (where / "cmpc" / "grammar" / "cmp.lark").write_text(grammar_text(), encoding="utf-8")
