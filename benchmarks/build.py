@@ -25,6 +25,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -287,12 +288,20 @@ def _tree_pss(root_pid: int) -> int:
     return total
 
 
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of every child process waited for so far, and theirs."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def measure(cmd: list[str], env: dict | None = None, *, memory: bool = False):
-    """Wall time (s), peak summed PSS of the process tree (bytes, 0 unless `memory`) and stdout.
+    """Wall time (s), peak summed PSS of the process tree (bytes, 0 unless `memory`), stdout
+    and CPU time (s) of the process and its workers.
 
     Memory is sampled in its own runs: walking /proc takes CPU from a build's workers.
     """
     peak = [0]
+    cpu = _children_cpu()
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     done = threading.Event()
@@ -312,7 +321,7 @@ def measure(cmd: list[str], env: dict | None = None, *, memory: bool = False):
         sampler.join()
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd[:4])} failed ({proc.returncode}):\n{err.decode()}")
-    return elapsed, peak[0], out.decode()
+    return elapsed, peak[0], out.decode(), _children_cpu() - cpu
 
 
 def main() -> int:
@@ -379,17 +388,27 @@ def _bench(root: Path, args) -> int:
     # compiles the frozen copy's modules once (as any first run after installing would)
     measure(build(small, "--no-cache"), env)
     times: dict[str, list[float]] = {k: [] for k in steps}
+    cpus: dict[str, list[float]] = {k: [] for k in steps}
     peaks: dict[str, int] = {}
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for _ in range(args.rounds):
         for name in order:
-            times[name].append(steps[name]()[0])
+            found = steps[name]()
+            times[name].append(found[0])
+            cpus[name].append(found[3])
     for name in order:
         peaks[name] = steps[name](memory=True)[1]
     agreed = _check_agreement(big, files, root)
     med = {k: statistics.median(v) for k, v in times.items()}
+    cpu = {k: statistics.median(v) for k, v in cpus.items()}
     top = peaks
-    print(f"{'step':34s} {'time (s)':>9s} {'peak PSS (MB)':>14s}")
-    print(f"{'':34s} {f'median of {args.rounds}':>9s} {'one more run':>14s}")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(
+        f"{'step':34s} {'time (s)':>9s} {'[min-max]':>15s} {'CPU (s)':>8s} {'peak PSS (MB)':>14s}"
+    )
+    print(
+        f"{'':34s} {f'median of {args.rounds}':>9s} {'':>15s} {'median':>8s} {'one more run':>14s}"
+    )
     labels = {
         "baseline": "vLLM-style baseline (json, lists)",
         "cold": "cmpc build, cold (empty cache)",
@@ -401,12 +420,18 @@ def _bench(root: Path, args) -> int:
         "small-warm": "  same, warm, --set a price",
     }
     for name in order:
-        print(f"{labels[name]:34s} {med[name]:9.3f} {top[name] / 1e6:14.1f}")
+        spread = f"{min(times[name]):.2f}-{max(times[name]):.2f}"
+        print(
+            f"{labels[name]:34s} {med[name]:9.3f} {spread:>13s} {cpu[name]:8.2f} "
+            f"{top[name] / 1e6:14.1f}"
+        )
     speed = med["baseline"] / med["cold"]
     warm = med["warm"] / med["small"]
     warm_vs_warm = med["warm"] / med["small-warm"]
     check = med["check"] / med["small"]
     intervals = (med["cold"] - med["cold-no-intervals"]) / med["cold-no-intervals"]
+    intervals_cpu = (cpu["cold"] - cpu["cold-no-intervals"]) / cpu["cold-no-intervals"]
+    memory_intervals = top["cold"] / top["cold-no-intervals"]
     warm_vs_check = med["warm"] / med["check"]
     memory = top["cold"] / top["baseline"]
     goals = {
@@ -419,6 +444,8 @@ def _bench(root: Path, args) -> int:
         f"intervals' extra cold time / cold build without: {intervals:.2f} (goal <= 1)": (
             intervals <= 1
         ),
+        f"  same in CPU time (build and workers): {intervals_cpu:.2f}": True,
+        f"cold peak memory with intervals / without: {memory_intervals:.2f}": True,
         f"warm rebuild / cmpc check: {warm_vs_check:.2f} (issue 19 goal <= 2.5)": (
             warm_vs_check <= 2.5
         ),
@@ -434,7 +461,7 @@ def _bench(root: Path, args) -> int:
 
 def _check_agreement(big: Path, files: list[str], root: Path) -> int:
     """Runs whose interactivity and per-GPU throughput equal the baseline's (else exit)."""
-    _, _, out = measure([sys.executable, str(root / "baseline.py"), *files[:3]])
+    _, _, out, _ = measure([sys.executable, str(root / "baseline.py"), *files[:3]])
     results = json.loads((big / "out" / "results.json").read_text())
     points = {p["label"]: p for s in results["systems"].values() for p in s["points"]}
     agreed = 0
