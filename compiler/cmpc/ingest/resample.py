@@ -146,7 +146,10 @@ def _holding(ordered: np.ndarray, cum: np.ndarray, draw: np.ndarray, chunks: int
     chunk = np.clip(flat - row * chunks, 0, chunks - 1)
     before = np.where(flat > 0, cum[np.maximum(flat - 1, 0)], 0)
     at = chunk[:, None] * WIDTH + np.arange(WIDTH)
-    inside = np.where(at < m, ordered[row[:, None], np.minimum(at, m - 1)], 0)
+    # flat indices into the block (`take`, not 2-D fancy indexing); past a row's end: no draws
+    inside = np.take(ordered, (row * m)[:, None] + np.minimum(at, m - 1))
+    if m % WIDTH:
+        inside[at >= m] = 0
     passed: np.ndarray = (np.cumsum(inside, axis=1) <= (draw - before)[:, None]).sum(axis=1)
     rank: np.ndarray = np.minimum(chunk * WIDTH + passed, m - 1)
     return rank
