@@ -17,7 +17,7 @@ from cmpc.report.text import (
     ratio,
 )
 
-METHOD_NAMES = {"percentile": "percentile", "bca": "bias-corrected and accelerated (BCa)"}
+METHOD_NAMES = {"percentile": "percentile"}
 
 
 def _level(ctx: Context) -> str:
