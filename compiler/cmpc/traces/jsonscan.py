@@ -352,11 +352,19 @@ def _scan_rows(src, start: int, key: str, keep) -> tuple[np.ndarray, int] | None
 
 
 _BRACKETS_TO_SPACE = bytes.maketrans(b"[]", b"  ")
-_POW10 = np.array([10.0**k for k in range(23)])  # exact doubles up to 1e22
-_POW10_WIDE = np.array([np.longdouble(10) ** k for k in range(330)], dtype=np.longdouble)
 _EXPONENT_TO_COMMA = bytes.maketrans(b"[]eE", b"  ,,")
 _EXACT = 2**53  # integers below this convert to double exactly
-_SATURATED = np.iinfo(np.int64).max  # what the integer parser returns on overflow
+_SATURATED = (1 << 63) - 1  # int64's largest: what the integer parser returns on overflow
+
+
+@functools.cache
+def _pow10(wide: bool = False) -> np.ndarray:
+    """Powers of ten: exact doubles up to 1e22, or extended precision up to 1e329 (`wide`).
+
+    Made at first use, not at import: a build whose runs are all cached never loads numpy."""
+    if wide:
+        return np.array([np.longdouble(10) ** k for k in range(330)], dtype=np.longdouble)
+    return np.array([10.0**k for k in range(23)])
 
 
 def decimal_rows(
@@ -451,10 +459,10 @@ def decimal_rows(
     if mant.min() < 0 or mant.max() == _SATURATED:
         return None
     if not has_exp:  # scale = -frac, within the exact powers of ten
-        powers = _POW10[frac]
+        powers = _pow10()[frac]
         values = mant / powers if mant.max() < _EXACT else _divide_wide(mant, powers)
         return values, counts.astype(np.int64)
-    if np.abs(scale).max() >= _POW10_WIDE.size:
+    if np.abs(scale).max() >= _pow10(wide=True).size:
         return None
     return _scale(mant, scale), counts.astype(np.int64)
 
@@ -465,8 +473,8 @@ def _scale(mant: np.ndarray, scale: np.ndarray) -> np.ndarray:
     down = scale < 0
     if np.all(down) and np.all(scale >= -22):  # plain decimals, no exponent: the common case
         if np.all(exact):
-            return mant / _POW10[-scale]
-        return _divide_wide(mant, _POW10[-scale])
+            return mant / _pow10()[-scale]
+        return _divide_wide(mant, _pow10()[-scale])
     values = np.empty(mant.size)
     for part, wide, below in (
         (exact & down, False, True),
@@ -477,7 +485,7 @@ def _scale(mant: np.ndarray, scale: np.ndarray) -> np.ndarray:
         if not np.any(part):
             continue
         m = mant[part].astype(np.longdouble) if wide else mant[part].astype(np.float64)
-        powers = (_POW10_WIDE if wide else _POW10)[np.abs(scale[part])]
+        powers = _pow10(wide)[np.abs(scale[part])]
         values[part] = m / powers if below else m * powers
     return values
 
