@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+import tracemalloc
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
-from cmpc.ingest.resample import JACKKNIFE, Settings, _percentiles, pack, replicates, unpack
+from cmpc.ingest.resample import (
+    JACKKNIFE,
+    WIDTH,
+    Settings,
+    _count_blocks,
+    _percentiles,
+    _seed,
+    pack,
+    replicates,
+    unpack,
+)
 from cmpc.traces.table import Requests, Run
 
 TOKENS_IN, TOKENS_OUT = 100.0, 50.0
@@ -36,6 +49,60 @@ def test_percentiles_from_counts_are_numpys_on_the_resampled_values():
         sample = x[draws[b]]
         want = np.percentile(sample[np.isfinite(sample)], [50, 90, 99])
         assert got[:, b] == pytest.approx(want, rel=1e-12)
+
+
+def test_percentiles_across_chunks_ties_gaps_and_empty_replicates():
+    # more requests than one chunk of the two-level search, ranks on both sides of its edges
+    rng = np.random.default_rng(4)
+    n = 7 * WIDTH + 13
+    x = np.round(rng.lognormal(size=n), 1)  # ties
+    x[rng.random(n) < 0.2] = np.nan
+    draws = rng.integers(0, n, size=(40, n))
+    counts = np.stack([np.bincount(row, minlength=n) for row in draws])
+    counts[[0, -1]] = 0  # replicates that drew nothing (first and last row): NaN, no error
+    counts[1] = 0
+    counts[1, np.flatnonzero(np.isfinite(x))[-1]] = 3  # one value, drawn three times
+    qs = [0.0, 0.01, 0.5, 0.9, 0.99, 1.0]
+    got = _percentiles(counts, x, qs)
+    assert np.isnan(got[:, [0, -1]]).all()
+    for b in range(1, 39):
+        sample = np.repeat(x, counts[b])
+        want = np.percentile(sample[np.isfinite(sample)], [100 * q for q in qs])
+        assert np.array_equal(got[:, b], want), b
+
+
+def test_means_and_rates_are_the_resamples_exact_sums():
+    rng = np.random.default_rng(6)
+    e2el = rng.lognormal(0, 0.7, 3000)
+    run = _run(e2el)
+    settings = Settings(40, 1)
+    found = replicates(run, [("e2el", "mean")], settings, "sha")
+    assert found is not None
+    # the same counts the replicates drew (no percentile asked: requests in their own order),
+    # the bootstrap's then the jackknife's
+    blocks = _count_blocks(_seed(settings, "sha", run.index), e2el.size, settings.resamples)
+    counts = np.concatenate([c for _, c in blocks])
+    for b, row in enumerate(counts):
+        drawn = np.flatnonzero(row)
+        total = sum((Fraction(float(e2el[i])) * int(row[i]) for i in drawn), Fraction(0))
+        mean = total / int(row.sum())
+        assert found["e2el mean"][b] == pytest.approx(float(mean), rel=1e-12, abs=0)
+        duration = run.duration_s * (int(row.sum()) / e2el.size) * (float(mean) / e2el.mean())
+        want = int(row.sum()) * TOKENS_OUT / duration
+        assert found["output_tok_s"][b] == pytest.approx(want, rel=1e-12)
+
+
+def test_working_memory_is_bounded_by_a_block_not_by_the_replicates():
+    # 12,500 requests x 2000 replicates: 2.5e7 draws, 200 MB as one matrix of counts
+    rng = np.random.default_rng(7)
+    run = _run(rng.lognormal(0, 0.5, 12_500))
+    tracemalloc.start()
+    try:
+        replicates(run, [("tpot", "p90"), ("e2el", "p99")], Settings(2000, 1), "x")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16e6, f"{peak / 1e6:.1f} MB"  # 10.3 MB now; 119.4 MB with one 2**22 block
 
 
 def test_closed_loop_throughput_varies_through_duration_even_with_fixed_tokens():

@@ -2,12 +2,14 @@
 
 Each replicate draws the run's requests with replacement (one index matrix per block of
 replicates, never a Python loop per request), turns the draws into counts per request, and
-computes from the counts every figure the comparison reads: latency statistics (numpy's
-`linear` percentile, from the counts' running sums over the values in sorted order) and
-token rates. In a closed-loop run (no finite request rate) the clients send the next request
-when the last one ends, so the run lasts in proportion to its mean end-to-end latency: each
-replicate's duration is the run's duration times its mean e2el over the run's. An open-loop
-run (a finite `request_rate`) lasts as long as its arrivals do, held fixed.
+computes from the counts every figure the comparison reads, all from the one resample:
+latency statistics (numpy's `linear` percentile, found in the counts' running sums over the
+values in sorted order) and the sums behind token rates and means (one product of the counts
+with each column that varies, in whole numbers, so the sums are exact in any order).
+In a closed-loop run (no finite request rate) the clients send the next request when the last
+one ends, so the run lasts in proportion to its mean end-to-end latency: each replicate's
+duration is the run's duration times its mean e2el over the run's. An open-loop run (a finite
+`request_rate`) lasts as long as its arrivals do, held fixed.
 """
 
 from __future__ import annotations
@@ -21,11 +23,14 @@ import numpy as np
 
 from cmpc.traces.table import Requests, Run
 
-BLOCK = 1 << 22  # draws per block of replicates: bounds the index and count matrices
+# draws per block of replicates: small enough that a block's counts (8 bytes a draw) stay in
+# a core's cache through the passes over them, and bound the worker's memory
+BLOCK = 1 << 18
 # After the bootstrap's replicates, each row holds a grouped jackknife's: the requests in 10
 # groups, each left out in turn (BCa's acceleration, without a jackknife per request).
 JACKKNIFE = 10
 RATE_ROWS = ("input_tok_s", "output_tok_s", "cached_tok_s")
+WIDTH = 64  # requests per chunk of the percentiles' two-level search
 
 
 @dataclass(frozen=True)
@@ -79,33 +84,75 @@ def _quantile(stat: str) -> float | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Ranked:
+    """A metric's finite values in sorted order, and where each sits among the requests."""
+
+    order: np.ndarray
+    values: np.ndarray
+    in_place: bool  # the requests are already in this order, all with a value: no gather
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> _Ranked:
+        valid = np.flatnonzero(np.isfinite(values))
+        order = valid[np.argsort(values[valid], kind="stable")]
+        same = order.size == values.size and bool(np.array_equal(order, np.arange(order.size)))
+        return cls(order, values[order], same)
+
+
 def _percentiles(counts: np.ndarray, values: np.ndarray, qs: Sequence[float]) -> np.ndarray:
     """Each row's `linear` percentiles of `values` drawn `counts` times (rows: replicates)."""
-    valid = np.flatnonzero(np.isfinite(values))
-    order = valid[np.argsort(values[valid], kind="stable")]
-    ranked = values[order]
-    rows, m = counts.shape[0], order.size
+    return _ranked_percentiles(counts, _Ranked.of(values), qs)
+
+
+def _ranked_percentiles(counts: np.ndarray, ranked: _Ranked, qs: Sequence[float]) -> np.ndarray:
+    """`_percentiles` over values already ranked (sorted once per run, not once per block)."""
+    rows, m = counts.shape[0], ranked.order.size
     out = np.full((len(qs), rows), np.nan)
     if m == 0:
         return out
-    if m == values.size and np.array_equal(order, np.arange(m)):
-        cum = np.cumsum(counts, axis=None)  # already in order (see `replicates`): no gather
-    else:
-        cum = np.cumsum(counts[:, order], axis=None)
-    ends = cum[np.arange(1, rows + 1) * m - 1]
+    ordered = counts if ranked.in_place else counts[:, ranked.order]
+    # two levels: running sums of WIDTH-request chunks (one summing pass over the counts, not
+    # a running sum of every count), then a running sum inside the chunk each rank falls in
+    chunks = -(-m // WIDTH)
+    whole = m - m % WIDTH
+    sums = np.empty((rows, chunks), dtype=np.int64)
+    sums[:, : whole // WIDTH] = ordered[:, :whole].reshape(rows, -1, WIDTH).sum(axis=2)
+    if whole < m:
+        sums[:, -1] = ordered[:, whole:].sum(axis=1)
+    cum = np.cumsum(sums, axis=None)  # rows one after another: still increasing
+    ends = cum[np.arange(1, rows + 1) * chunks - 1]
     starts = np.concatenate(([0], ends[:-1]))
     size = ends - starts
     has = size > 0
-    for i, q in enumerate(qs):
-        virtual = (size - 1) * q
-        below = np.floor(virtual)
-        above = np.minimum(below + 1, size - 1)
-        frac = virtual - below
-        lo = ranked[np.searchsorted(cum, starts + below, side="right") - np.arange(rows) * m]
-        hi = ranked[np.searchsorted(cum, starts + above, side="right") - np.arange(rows) * m]
-        value = lo + (hi - lo) * frac
-        out[i] = np.where(has, value, np.nan)
+    virtual = (size - 1) * np.asarray(qs, dtype=float)[:, None]  # (quantiles, rows)
+    below = np.floor(virtual)
+    above = np.minimum(below + 1, size - 1)
+    # every quantile's two neighbouring ranks in one search
+    draws = starts + np.concatenate((below, above)).astype(np.int64)
+    rank = _holding(ordered, cum, draws.ravel(), chunks).reshape(draws.shape)
+    lo, hi = ranked.values[rank[: len(qs)]], ranked.values[rank[len(qs) :]]
+    out[:] = np.where(has, lo + (hi - lo) * (virtual - below), np.nan)
     return out
+
+
+def _holding(ordered: np.ndarray, cum: np.ndarray, draw: np.ndarray, chunks: int) -> np.ndarray:
+    """The rank whose counts hold each draw number `draw` (0-based, counted over all rows, as
+    `cum` is; `draw` is the rows' targets one set after another; a row with no draws gets some
+    rank in range)."""
+    rows, m = ordered.shape
+    row = np.tile(np.arange(rows), draw.size // rows)
+    flat = np.minimum(np.searchsorted(cum, draw, side="right"), rows * chunks - 1)
+    chunk = np.clip(flat - row * chunks, 0, chunks - 1)
+    before = np.where(flat > 0, cum[np.maximum(flat - 1, 0)], 0)
+    at = chunk[:, None] * WIDTH + np.arange(WIDTH)
+    # flat indices into the block (`take`, not 2-D fancy indexing); past a row's end: no draws
+    inside = np.take(ordered, (row * m)[:, None] + np.minimum(at, m - 1))
+    if m % WIDTH:
+        inside[at >= m] = 0
+    passed: np.ndarray = (np.cumsum(inside, axis=1) <= (draw - before)[:, None]).sum(axis=1)
+    rank: np.ndarray = np.minimum(chunk * WIDTH + passed, m - 1)
+    return rank
 
 
 def replicates(
@@ -137,24 +184,37 @@ def replicates(
     for metric, _ in means:
         x = columns[metric]
         sums += [np.nan_to_num(x, nan=0.0), np.isfinite(x).astype(float)]
-    table = np.stack(sums, axis=1)
+    table, scales = _exact(np.stack(sums), n)
+    # a column whose values are all equal sums to its value times the requests drawn: exact
+    # (whole numbers), so only the others need a pass over the counts
+    varies = [k for k in range(table.shape[0]) if not _constant(table[k])]
     by_metric: dict[str, list[str]] = {}
     for metric, stat in queries:
         if metric in columns and _quantile(stat) is not None:
             by_metric.setdefault(metric, []).append(stat)
     rng = _seed(settings, sha256, run.index)
     total = settings.resamples + JACKKNIFE
-    summed = np.empty((total, table.shape[1]))
+    summed = np.empty((total, table.shape[0]))
     drawn = np.empty(total)  # requests in each replicate: n, fewer in the jackknife's
     quantiles: dict[str, np.ndarray] = {m: np.empty((len(s), total)) for m, s in by_metric.items()}
+    ranked = {metric: _Ranked.of(columns[metric]) for metric in by_metric}
+    asked = {
+        m: [q for s in stats if (q := _quantile(s)) is not None] for m, stats in by_metric.items()
+    }
     for start, counts in _count_blocks(rng, n, settings.resamples):
         rows = counts.shape[0]
-        drawn[start : start + rows] = counts.sum(axis=1)
-        # einsum, not BLAS: one summation order whatever the thread count (same bytes out)
-        summed[start : start + rows] = np.einsum("ij,jk->ik", counts.astype(float), table)
-        for metric, stats in by_metric.items():
-            qs = [q for s in stats if (q := _quantile(s)) is not None]
-            quantiles[metric][:, start : start + rows] = _percentiles(counts, columns[metric], qs)
+        drawn[start : start + rows] = counts.sum(axis=1) if start >= settings.resamples else n
+        summed[start : start + rows] = table[:, 0] * drawn[start : start + rows, None]
+        if varies:
+            weights = counts.astype(float)
+            for k in varies:
+                # whole numbers under 2**53: exact in any summation order, so BLAS (any thread
+                # count, any machine) gives the same bytes
+                summed[start : start + rows, k] = weights @ table[k]
+        for metric, qs in asked.items():
+            found = _ranked_percentiles(counts, ranked[metric], qs)
+            quantiles[metric][:, start : start + rows] = found
+    summed = np.ldexp(summed, -scales)  # exact: powers of two
     out: dict[str, np.ndarray] = {}
     duration = run.duration_s
     scale = drawn / n  # a run of fewer requests lasts proportionally less
@@ -176,6 +236,26 @@ def replicates(
     return out
 
 
+def _exact(table: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row of `table` as whole numbers (the values times a power of two, rounded) whose
+    sums over any `n` draws stay below 2**53, and that power's exponent per row; NaN stays NaN.
+
+    Rounding moves a sum by at most n * 2**(bits(n) - 53) of the column's largest value (about
+    2e-12 of it at 12,500 requests): far below the float32 the cache keeps.
+    """
+    finite = np.isfinite(table)
+    largest = np.max(np.abs(np.where(finite, table, 0.0)), axis=1, initial=0.0)
+    _, exponent = np.frexp(largest)  # largest < 2**exponent (0 for 0)
+    scales = 52 - exponent - int(n).bit_length()
+    return np.rint(np.ldexp(table, scales[:, None])), scales
+
+
+def _constant(column: np.ndarray) -> bool:
+    """Whether every value is the first (all NaN counts as constant)."""
+    first = column[0]
+    return bool(np.isnan(column).all() if np.isnan(first) else (column == first).all())
+
+
 def _count_blocks(
     rng: np.random.Generator, n: int, resamples: int
 ) -> Iterator[tuple[int, np.ndarray]]:
@@ -184,9 +264,9 @@ def _count_blocks(
     per_block = max(1, BLOCK // n) if n < BLOCK else 1
     for start in range(0, resamples, per_block):
         rows = min(per_block, resamples - start)
-        kind = np.int32 if rows * n < 2**31 else np.int64  # int32 is faster while offsets fit
-        draws: np.ndarray = rng.integers(0, n, size=(rows, n), dtype=kind)
-        draws += (np.arange(rows, dtype=kind) * n)[:, None]
+        # bincount's own index type: narrower draws would be converted (a copy) before counting
+        draws: np.ndarray = rng.integers(0, n, size=(rows, n), dtype=np.intp)
+        draws += (np.arange(rows, dtype=np.intp) * n)[:, None]
         yield start, np.bincount(draws.ravel(), minlength=rows * n).reshape(rows, n)
     groups = np.arange(n) % JACKKNIFE
     yield resamples, (groups[None, :] != np.arange(JACKKNIFE)[:, None]).astype(np.int64)
