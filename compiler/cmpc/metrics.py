@@ -17,6 +17,8 @@ try:
     from cmpc import _fastscan  # optional C pass over the brackets (setup.py); numpy's is exact too
 except ImportError:
     _fastscan = None  # type: ignore[assignment]  # not built: the blocked numpy pass serves
+if not hasattr(_fastscan, "brackets"):
+    _fastscan = None  # type: ignore[assignment]  # built from older source (editable install)
 
 DEFAULT_PERCENTILES = ("50", "90", "99")
 THROUGHPUT_BASES = ("requests", "input", "output", "total", "cached_input", "uncached_input")

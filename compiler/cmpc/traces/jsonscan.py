@@ -23,6 +23,8 @@ try:
     from cmpc import _fastscan  # optional C scanner (setup.py); the numpy code below is exact too
 except ImportError:
     _fastscan = None  # type: ignore[assignment]  # not built: the numpy code below serves
+if not all(hasattr(_fastscan, f) for f in ("scan_numbers", "scan_rows", "scan_rows_into")):
+    _fastscan = None  # type: ignore[assignment]  # built from older source (editable install)
 
 PIECE = 4 << 20  # bytes of array text parsed at a time: bounds the temporary copies
 RESERVE = 1 << 22  # numbers a ragged array has room for before it grows (32 MiB of addresses)
