@@ -15,9 +15,9 @@ from cmpc.analysis.reads import by_latency, measured_runs
 from cmpc.analysis.tokens import cost_basis_matches
 from cmpc.analysis.uncertainty import (
     SystemReplicates,
-    _read_rows,
     as_list,
     ci,
+    read_rows,
     replicates_of,
 )
 from cmpc.compute.cost import cost_per_million_tokens
@@ -222,7 +222,7 @@ def _users(
         return out, None, None
     speeds = _replicate_rows(comparison, reps, _speed(reps))
     output = _replicate_rows(comparison, reps, _output_rows(system, reps))
-    reads = _read_rows(comparison, speeds, output)
+    reads = read_rows(comparison, speeds, output)
     users = reads / speed * 1e6 / (watts * (pue or 1.0))
     out["users_per_mw_ci"] = as_list(ci(comparison, users, value))
     return out, None, users

@@ -126,7 +126,7 @@ def measured_per_gpu(comparison: ir.Comparison, system: ir.System, rp: RunPoint)
     return None if value is None else value / denominator
 
 
-def _read_rows(comparison: ir.Comparison, speed: np.ndarray, through: np.ndarray) -> np.ndarray:
+def read_rows(comparison: ir.Comparison, speed: np.ndarray, through: np.ndarray) -> np.ndarray:
     """Each row's frontier read at the target (its peak without one); NaN where unreachable.
 
     Read along the axis the point read uses (`analysis.reads`): latency for a duration target,
@@ -138,7 +138,7 @@ def _read_rows(comparison: ir.Comparison, speed: np.ndarray, through: np.ndarray
 
 
 def _rows_at_target(latency: ir.Latency, speed: np.ndarray, through: np.ndarray) -> np.ndarray:
-    """`_read_rows`, computed."""
+    """`read_rows`, computed."""
     target = latency.target
     if target is None:  # each row at its own peak
         usable = np.isfinite(speed) & np.isfinite(through)
@@ -204,7 +204,7 @@ def read_replicates(
     drawn = reps.drawn(comparison.uncertainty.seed)
     columns = np.arange(size)[:, None]
     speed = _speed_of(lat[:, :size]).T[columns, drawn]  # (replicates, runs)
-    return Reads(_read_rows(comparison, speed, tput[:, :size].T[columns, drawn]), point)
+    return Reads(read_rows(comparison, speed, tput[:, :size].T[columns, drawn]), point)
 
 
 def read_jackknife(comparison: ir.Comparison, reps: SystemReplicates) -> np.ndarray:
@@ -221,7 +221,7 @@ def read_jackknife(comparison: ir.Comparison, reps: SystemReplicates) -> np.ndar
     unit = np.arange(runs * groups)
     jack_speed[unit, unit // groups] = _speed_of(lat).ravel()
     jack_tput[unit, unit // groups] = tput.ravel()
-    return _read_rows(comparison, jack_speed, jack_tput)
+    return read_rows(comparison, jack_speed, jack_tput)
 
 
 def _nan(value: float | None) -> float:

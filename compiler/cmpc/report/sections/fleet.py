@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, is_number
-from cmpc.report.sections.uncertainty import _level as level
-from cmpc.report.sections.uncertainty import _pair as pair
+from cmpc.report.sections.uncertainty import confidence_level as level
+from cmpc.report.sections.uncertainty import interval_pair as pair
 from cmpc.report.text import DASH, Md, escape, escape_prose, fixed, number, percent, ratio, usd
 
 speed_text = fixed(1)  # interactivities: one decimal throughout the section

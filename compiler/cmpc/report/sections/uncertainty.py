@@ -20,12 +20,12 @@ from cmpc.report.text import (
 METHOD_NAMES = {"percentile": "percentile"}
 
 
-def _level(ctx: Context) -> str:
+def confidence_level(ctx: Context) -> str:
     u = ctx.results.get("uncertainty") or {}
     return f"{round((u.get('confidence') or 0.95) * 100, 1):g}%"
 
 
-def _pair(value: object) -> tuple[float, float] | None:
+def interval_pair(value: object) -> tuple[float, float] | None:
     if isinstance(value, list) and len(value) == 2 and all(is_number(v) for v in value):
         return float(value[0]), float(value[1])
     return None
@@ -33,7 +33,7 @@ def _pair(value: object) -> tuple[float, float] | None:
 
 def change_interval(ctx: Context, fid: str, quantity: str, ci: object, system: str) -> Md:
     """` (95% CI +18.0% to +31.0%)` for a ratio's interval as changes; empty without one."""
-    pair = _pair(ci)
+    pair = interval_pair(ci)
     if pair is None:
         return Md("")
     low, high = pair
@@ -45,7 +45,7 @@ def change_interval(ctx: Context, fid: str, quantity: str, ci: object, system: s
     )
     del shown_low, shown_high  # the ratios go to figures.csv; the sentence shows changes
     return Md(" ({} CI {} to {})[^ci]").format(
-        Md(_level(ctx)), percent(low - 1, signed=True), percent(high - 1, signed=True)
+        Md(confidence_level(ctx)), percent(low - 1, signed=True), percent(high - 1, signed=True)
     )
 
 
@@ -53,16 +53,16 @@ def noise_sentence(ctx: Context) -> Md | None:
     """The verdict when a headline ratio's interval holds 1 or lies within the tie band."""
     h = ctx.results.get("headline") or {}
     parts = []
-    pair = _pair(h.get("throughput_ratio_ci"))
+    pair = interval_pair(h.get("throughput_ratio_ci"))
     if h.get("within_noise") and pair is not None:
         parts.append(
             Md(
                 "The throughput difference is within measurement noise: the {} interval of the "
                 "ratio ({} to {}) holds 1 or lies within the tie band, so neither system leads "
                 "on this evidence.[^ci]"
-            ).format(Md(_level(ctx)), ratio(pair[0]), ratio(pair[1]))
+            ).format(Md(confidence_level(ctx)), ratio(pair[0]), ratio(pair[1]))
         )
-    cost = _pair(h.get("cost_ratio_ci"))
+    cost = interval_pair(h.get("cost_ratio_ci"))
     if h.get("cost_within_noise") and cost is not None:
         parts.append(
             Md(
@@ -90,7 +90,7 @@ def footnote(ctx: Context) -> Md | None:
             "holds every run's variation. Replicates whose frontier misses the target are left "
             "out. See docs/statistics.md."
         ).format(
-            Md(_level(ctx)),
+            Md(confidence_level(ctx)),
             escape(METHOD_NAMES.get(u.get("method", ""), u.get("method", ""))),
             number(u.get("resamples")),
             number(u.get("seed")),
@@ -120,7 +120,7 @@ def _read_column(ctx: Context) -> list[object]:
         s = ctx.systems.get(name) or {}
         if s.get("uncertainty") is not None:
             values.append((s.get("at_target") or {}).get("throughput_per_gpu"))
-            values.extend(_pair(s["uncertainty"].get("throughput_per_gpu_ci")) or ())
+            values.extend(interval_pair(s["uncertainty"].get("throughput_per_gpu_ci")) or ())
     return values
 
 
@@ -134,7 +134,7 @@ def intervals(ctx: Context) -> JsonObject:
         su = s.get("uncertainty")
         at = s.get("at_target") or {}
         if su is not None:
-            pair = _pair(su.get("throughput_per_gpu_ci"))
+            pair = interval_pair(su.get("throughput_per_gpu_ci"))
             rows.append(
                 {
                     "system": ctx.label(name),
@@ -167,9 +167,9 @@ def intervals(ctx: Context) -> JsonObject:
         if cap is not None:
             capacity.append(_capacity_row(ctx, name, cap))
     h = ctx.results.get("headline") or {}
-    ratio_pair = _pair(h.get("capacity_at_slo_ratio_ci"))
+    ratio_pair = interval_pair(h.get("capacity_at_slo_ratio_ci"))
     return {
-        "level": Md(_level(ctx)),
+        "level": Md(confidence_level(ctx)),
         "rows": rows,
         "measured": any(
             (ctx.systems.get(n) or {}).get("data") == "runs"
@@ -229,8 +229,8 @@ def _capacity_row(ctx: Context, name: str, cap: JsonObject) -> JsonObject:
     return {
         "system": ctx.label(name),
         "capacity": where,
-        "load_ci": _ci_text(_pair(cap.get("load_ci"))),
+        "load_ci": _ci_text(interval_pair(cap.get("load_ci"))),
         "throughput": number(cap.get("throughput_per_gpu")),
-        "throughput_ci": _ci_text(_pair(cap.get("throughput_per_gpu_ci"))),
+        "throughput_ci": _ci_text(interval_pair(cap.get("throughput_per_gpu_ci"))),
         "usd": Md("${}").format(number(usd, 3)) if is_number(usd) else Md("\u2014"),
     }

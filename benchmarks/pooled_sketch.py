@@ -7,7 +7,7 @@ chunk_gap (one per token), then pools each load's runs on the client. Prints the
 wall seconds, the values pooled per second, the bytes the workers returned for pooling, the
 client's pooling time and the load average: compare ratios within one run only.
 
-    python scripts/bench_pooled_sketch.py [--repeats 4] [--alpha 0.01]
+    python benchmarks/pooled_sketch.py [--repeats 4] [--alpha 0.01]
 """
 
 from __future__ import annotations
