@@ -101,10 +101,39 @@ def footnote(ctx: Context) -> Md | None:
         su = s.get("uncertainty") or {}
         if su.get("note"):
             parts.append(Md("{}: {}.").format(ctx.label(name), escape_prose(su["note"])))
+        parts.extend(_published(ctx, name, p) for p in su.get("published_intervals") or [])
     h = ctx.results.get("headline") or {}
     if h.get("interval_note"):
         parts.append(Md("Headline: {}.").format(escape_prose(h["interval_note"])))
+    if h.get("interval_assumption"):
+        parts.append(
+            Md(
+                "Headline: the ratio's interval is {}; it is what the verdict on noise uses."
+            ).format(escape_prose(h["interval_assumption"]))
+        )
     return Md(" ").join(parts)
+
+
+def _declared_level(su: JsonObject) -> Md:
+    levels = [p.get("confidence") for p in su.get("published_intervals") or []]
+    level = next((v for v in levels if is_number(v)), None)
+    return Md(f"{round(level * 100, 1):g}%") if level is not None else Md("\u2014")
+
+
+def _published(ctx: Context, name: str, p: JsonObject) -> Md:
+    """`A: interval published by SOURCE (DATE), not computed by cmpc: throughput 95% ...`."""
+    unit = p.get("unit")
+    ends = Md("{} to {}").format(number(p.get("low")), number(p.get("high")))
+    if unit and unit != "x":
+        ends += Md(" ") + escape(unit)
+    return Md("{}: interval published by {} ({}), not computed by cmpc: {} {} {}.").format(
+        ctx.label(name),
+        escape(p.get("source_title") or p.get("source") or ""),
+        escape(p.get("as_of") or ""),
+        escape(p.get("figure") or ""),
+        Md(f"{round((p.get('confidence') or 0) * 100, 1):g}%"),
+        ends,
+    )
 
 
 def _ci_text(pair: tuple[float, float] | None, fmt: Any = number) -> Md:
@@ -141,6 +170,8 @@ def intervals(ctx: Context) -> JsonObject:
                     "read": shown(at.get("throughput_per_gpu")),
                     "interval": _ci_text(pair, shown)
                     if s.get("data") != "reported"
+                    else _ci_text(pair, shown) + Md(" (published, {})").format(_declared_level(su))
+                    if pair is not None
                     else Md("none (reported figures)"),
                     "reachable": percent(su.get("reachable_share"))
                     if is_number(su.get("reachable_share"))
