@@ -295,3 +295,6 @@ def test_report_footnote_names_the_publisher_and_results_validate(tmp_path: Path
     assert "interval published by ix (2026-10-01), not computed by cmpc" in report
     assert "(95% CI +21.7% to +39.2%)" in report
     assert "assuming independent, normally distributed errors" in report
+    # nothing was bootstrapped, and the footnote does not describe a bootstrap
+    assert "no figure here comes from per-request data, so cmpc computed none" in report
+    assert "resamples every run's requests" not in report

@@ -17,6 +17,7 @@ from cmpc.report.text import (
     ratio,
 )
 
+NOT_COMPUTED = "Intervals: no figure here comes from per-request data, so cmpc computed none."
 METHOD_NAMES = {"percentile": "percentile", "bca": "bias-corrected and accelerated (BCa)"}
 
 
@@ -96,6 +97,8 @@ def footnote(ctx: Context) -> Md | None:
             number(u.get("seed")),
         )
     ]
+    if not any((ctx.systems.get(n) or {}).get("data") == "runs" for n in ctx.order):
+        parts = [Md(NOT_COMPUTED)]  # reported figures only: no bootstrap ran
     for name in ctx.order:
         s = ctx.systems.get(name) or {}
         su = s.get("uncertainty") or {}
