@@ -356,3 +356,14 @@ def test_systems_side_by_side_with_the_rows_that_differ_first(main_report):
     assert "| Model | Kimi K3 | Kimi K3 |" in lines
     assert "| Relative to the baseline | 1.244× (to HGX B300) | 1.000× (the baseline) |" in lines
     assert "the 8 rows that differ first, then the 7 they share" in section
+
+
+def test_the_side_by_side_throughput_row_has_one_number_of_decimals(build):
+    out, _ = build(SWEEP)
+    report = (out / "report.md").read_text()
+    row = next(line for line in report.splitlines() if line.startswith("| Throughput at the"))
+    cells = [c for c in row.split("|")[2:] if c.strip()]
+    shown = [re.match(r"\s*[≥ ]*([\d,]+(?:\.(\d+))?)", c) for c in cells]
+    assert len(shown) >= 2 and all(shown)
+    decimals = {len(m.group(2) or "") for m in shown if m}
+    assert len(decimals) == 1, row  # 1,263.0 beside 1,567.1, never 1,263

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from cmpc.compute.frontier import Point, read_at
@@ -226,6 +227,13 @@ def _system(ctx: Context, name: str) -> dict[str, Any]:
     }
 
 
+def _row_digits(ctx: Context) -> Callable[[object], Md]:
+    """One decimal count for the throughput row: the systems sit side by side in one table."""
+    systems = (ctx.systems.get(n) or {} for n in ctx.order)
+    reads = (get_in(s, "at_target", "throughput_per_unit") for s in systems)
+    return fixed(column_digits(reads))
+
+
 def _throughput_text(ctx: Context, name: str, s: JsonObject, at: JsonObject) -> Md:
     unit = at.get("unit") or ctx.unit()
     value = at.get("throughput_per_unit")
@@ -239,7 +247,7 @@ def _throughput_text(ctx: Context, name: str, s: JsonObject, at: JsonObject) -> 
             + (f", a lower bound measured at {point_position(ctx, knots[0])}" if bound else ""),
             value,
             unit,
-            (Md("\u2265 ") if bound else Md("")) + number(value),
+            (Md("\u2265 ") if bound else Md("")) + _row_digits(ctx)(value),
             system=name,
             source=ctx.data_source(name),
         )
