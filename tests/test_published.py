@@ -298,3 +298,11 @@ def test_report_footnote_names_the_publisher_and_results_validate(tmp_path: Path
     # nothing was bootstrapped, and the footnote does not describe a bootstrap
     assert "no figure here comes from per-request data, so cmpc computed none" in report
     assert "resamples every run's requests" not in report
+
+
+def test_sensitivity_rows_read_noise_from_the_published_interval():
+    text = spec("ratio 1.05 to b\n      interval ratio 95% 0.97 to 1.13 source ix", "ratio 1")
+    text = text.replace("}\n}\n", "}\n  sensitivity {\n    utilization 40% | 100%\n  }\n}\n")
+    rows = results(text)["sensitivity"]["rows"]
+    assert [r["throughput_ratio_ci"] for r in rows] == [[0.97, 1.13], [0.97, 1.13]]
+    assert all(r["within_noise"] for r in rows)
