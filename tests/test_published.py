@@ -306,3 +306,14 @@ def test_sensitivity_rows_read_noise_from_the_published_interval():
     rows = results(text)["sensitivity"]["rows"]
     assert [r["throughput_ratio_ci"] for r in rows] == [[0.97, 1.13], [0.97, 1.13]]
     assert all(r["within_noise"] for r in rows)
+
+
+def test_the_baselines_published_ratio_to_the_system_is_inverted():
+    """b publishes 0.8 of a (95% 0.76 to 0.85): a over b is 1.25, 1/0.85 to 1/0.76."""
+    found = results(
+        spec("ratio 1", "ratio 0.8 to a\n      interval ratio 95% 0.76 to 0.85 source ix")
+    )
+    h = found["headline"]
+    assert h["throughput_ratio"] == pytest.approx(1.25)
+    assert h["throughput_ratio_ci"] == pytest.approx([1 / 0.85, 1 / 0.76], rel=1e-12)
+    assert h["interval_basis"] == "declared"
