@@ -177,7 +177,7 @@ def test_sweep_gives_the_frontier_figure_with_target_reads_and_unreachable(build
     assert "![" in report and "](figures/frontier.svg)" in report
     assert "| System C | $1.00 | \u2265 1,200.0 | \u2264 $0.231 |" in report
     assert "| System C | System B | \u2265 0.697 |" in report
-    assert "\u2265 1,200 tok/s/gpu, measured at 60 tok/s/user: a lower bound" in report
+    assert "\u2265 1,200.0 tok/s/gpu, measured at 60 tok/s/user: a lower bound" in report
     assert "triangles: lower bounds" in report and "crosses" not in report
 
 
