@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from pathlib import Path
 
 import jsonschema
@@ -26,6 +27,7 @@ from cmpc.source import SourceFile
 from cmpc.syntax.parser import parse_spec
 from cmpc.syntax.printer import format_spec
 
+REPO = Path(__file__).resolve().parents[1]
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 Z90 = 1.6448536269514722  # its 95% quantile
 
@@ -78,9 +80,7 @@ def results(text: str) -> dict:
 def validate_results(doc: dict) -> None:
     ir = ir_schema()
     registry = Registry().with_resource(ir["$id"], Resource.from_contents(ir))
-    schema = json.loads(
-        (Path(__file__).parents[1] / "compiler/cmpc/schemas/results.schema.json").read_text()
-    )
+    schema = json.loads((REPO / "compiler/cmpc/schemas/results.schema.json").read_text())
     jsonschema.Draft202012Validator(schema, registry=registry).validate(doc)
 
 
@@ -317,3 +317,78 @@ def test_the_baselines_published_ratio_to_the_system_is_inverted():
     assert h["throughput_ratio"] == pytest.approx(1.25)
     assert h["throughput_ratio_ci"] == pytest.approx([1 / 0.85, 1 / 0.76], rel=1e-12)
     assert h["interval_basis"] == "declared"
+
+
+MIXED = """comparison "synthetic: measured runs against a published figure" {
+  baseline alpha
+  source sample {
+    role synthetic
+    status self_reported
+  }
+  source vendor {
+    role vendor
+    snapshot 2026-10-09
+    notes "synthetic: a made-up figure and interval, to show the arithmetic"
+  }
+  latency {
+    metric tpot
+    statistic p90
+    target 30 tok/s/user
+  }
+  uncertainty {
+    resamples 200
+  }
+  system alpha {
+    accelerator "Synthetic accelerator A" x 8
+    parallel tp 8
+    cache_hit_rate unknown
+    runs "data/alpha/*.jsonl" format cmpc source sample
+  }
+  system gamma {
+    accelerator "Synthetic accelerator G" x 8
+    cache_hit_rate unknown
+    reported {
+      source vendor
+      statistic p90
+      throughput THROUGHPUT tok/s/gpu at 30 tok/s/user
+      INTERVAL
+    }
+  }
+}
+"""
+
+
+def _mixed(tmp_path: Path, interval: str, throughput: float = 2000) -> dict:
+    shutil.copytree(REPO / "specs/data/synthetic/alpha", tmp_path / "data" / "alpha")
+    text = MIXED.replace("THROUGHPUT", f"{throughput:g}").replace("INTERVAL", interval)
+    (tmp_path / "m.cmp").write_text(text)
+    outcome = build_spec(str(tmp_path / "m.cmp"), out_dir=str(tmp_path / "out"), render=False)
+    assert outcome.code == 0, [d.message for d in outcome.diagnostics]
+    return json.loads((tmp_path / "out" / "results.json").read_text())
+
+
+def test_a_measured_side_and_a_published_one_combine_in_quadrature(tmp_path: Path):
+    found = _mixed(tmp_path, "interval throughput 95% plus_minus 5% source vendor")
+    alpha = found["systems"]["alpha"]
+    point = alpha["at_target"]["throughput_per_gpu"]
+    low, high = alpha["uncertainty"]["throughput_per_gpu_ci"]
+    assert alpha["uncertainty"]["interval_basis"] == "computed"
+    h = found["headline"]
+    assert h["system"] == "gamma"
+    ratio = 2000 / point
+    # both at 95%: the quantiles cancel, the log half-widths add in quadrature
+    below = math.hypot(math.log(1 / 0.95), math.log(high / point))
+    above = math.hypot(math.log(1.05), math.log(point / low))
+    assert h["throughput_ratio"] == pytest.approx(ratio)
+    assert h["throughput_ratio_ci"] == pytest.approx(
+        [ratio * math.exp(-below), ratio * math.exp(above)], rel=1e-9
+    )
+    assert h["interval_basis"] == "derived"
+    assert "computed from the runs and the published one" in h["interval_assumption"]
+
+
+def test_a_measured_side_against_a_figure_without_interval_gets_none(tmp_path: Path):
+    found = _mixed(tmp_path, "")
+    h = found["headline"]
+    assert h["throughput_ratio_ci"] is None and h["interval_basis"] is None
+    assert "reported, not measured" in h["interval_note"]

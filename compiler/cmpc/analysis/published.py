@@ -8,6 +8,7 @@ is the reference, exact by definition), combined under a stated assumption.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from cmpc.analysis import types as T
@@ -15,7 +16,7 @@ from cmpc.compute.intervals import Interval, normal_ppf, within_noise
 from cmpc.ir import model as ir
 
 ASSUMPTION = (
-    "derived from the published intervals assuming independent, normally distributed errors "
+    "derived from {what} assuming independent, normally distributed errors "
     "on the log scale: each side's log half-widths over its level's normal quantile, combined "
     "in quadrature and scaled to the {level} level"
 )
@@ -30,11 +31,8 @@ class Spread:
     above: float
     confidence: float
     point: float
-    figure: ir.PublishedInterval | None  # None: the reference itself, exact
-
-    @property
-    def exact(self) -> bool:
-        return self.figure is None
+    figure: ir.PublishedInterval | None  # None: exact, or computed by cmpc from runs
+    exact: bool = False  # the reference itself: a ratio of 1 to itself
 
 
 def _spread(declared: ir.PublishedInterval, point: float) -> Spread:
@@ -52,7 +50,7 @@ def figure_spread(system: ir.System) -> Spread | None:
         return _spread(declared, rep.throughput) if declared else None
     if rep.ratio is not None:
         if rep.ratio_to == system.name:
-            return Spread(0.0, 0.0, 1.0, 1.0, None)
+            return Spread(0.0, 0.0, 1.0, 1.0, None, exact=True)
         declared = rep.interval("ratio")
         return _spread(declared, rep.ratio) if declared else None
     return None
@@ -94,25 +92,51 @@ def read_interval(system: ir.System, per_gpu: float | None) -> list[float] | Non
     return [declared.low * scale, declared.high * scale]
 
 
+def computed_spread(point: float | None, found: list[float] | None, level: float) -> Spread | None:
+    """A measured side's read interval (cmpc's bootstrap) as log half-widths, or None."""
+    if point is None or found is None or not 0 < found[0] <= point <= found[1]:
+        return None
+    return Spread(math.log(point / found[0]), math.log(found[1] / point), level, point, None)
+
+
 def ratio_interval(
-    comparison: ir.Comparison, head: T.Ratios, empty: T.HeadlineUncertainty
+    comparison: ir.Comparison,
+    head: T.Ratios,
+    empty: T.HeadlineUncertainty,
+    computed: Mapping[str, Spread | None] | None = None,
 ) -> T.HeadlineUncertainty:
-    """The headline's intervals from the published ones, or `empty` saying why there are none."""
+    """The headline's intervals from the published ones (with a measured side's computed one, in
+    `computed`), or `empty` saying why there are none."""
     sides = [comparison.system(head["system"]), comparison.system(head["baseline"])]
-    if any(s.reported is None for s in sides):
-        return empty  # a measured side: its bootstrap and a published interval are not combined
-    a, b = figure_spread(sides[0]), figure_spread(sides[1])
+    if all(s.reported is None for s in sides):
+        return empty
+    spreads = [
+        figure_spread(s) if s.reported is not None else (computed or {}).get(s.name) for s in sides
+    ]
+    if any(s.reported is None for s in sides) and not any(
+        s.reported is not None and s.reported.intervals for s in sides
+    ):
+        return empty  # a measured side against a reported one that published no interval
+    a, b = spreads
     ratio, per_gpu = head["throughput_ratio"], head["per_gpu_throughput_ratio"]
     if a is None or b is None or ratio is None or not per_gpu or (a.exact and b.exact):
         missing = [n for n, s in ((head["system"], a), (head["baseline"], b)) if s is None]
         if len(missing) == 1 and any(s.reported and s.reported.intervals for s in sides):
+            gone = comparison.system(missing[0])
             empty["interval_note"] = (
                 f"`{missing[0]}`'s reported figure carries no published interval, and cmpc "
                 "invents none (no per-request data)"
+                if gone.reported is not None
+                else f"`{missing[0]}`'s read has no interval to combine with the published one"
             )
         return empty
     level = comparison.uncertainty.confidence
-    low, high, basis, note = _combine(a, b, per_gpu, level)
+    what = (
+        "the published intervals"
+        if all(s.reported is not None for s in sides)
+        else "the interval cmpc computed from the runs and the published one"
+    )
+    low, high, basis, note = _combine(a, b, per_gpu, level, what)
     found = Interval(low * (ratio / per_gpu), high * (ratio / per_gpu), level, basis, 0)
     cost = head["cost_ratio"]
     cost_ci = None
@@ -132,7 +156,7 @@ def ratio_interval(
 
 
 def _combine(
-    a: Spread, b: Spread, per_gpu: float, level: float
+    a: Spread, b: Spread, per_gpu: float, level: float, what: str
 ) -> tuple[float, float, T.IntervalBasis, str]:
     """(low, high) of the per-GPU ratio a / b at `level`, how it was found, and the statement."""
     one = b if a.exact else a if b.exact else None
@@ -157,5 +181,5 @@ def _combine(
         per_gpu * math.exp(-below),
         per_gpu * math.exp(above),
         "derived",
-        ASSUMPTION.format(level=shown),
+        ASSUMPTION.format(what=what, level=shown),
     )

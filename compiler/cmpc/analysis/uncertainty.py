@@ -17,7 +17,12 @@ import numpy as np
 from cmpc.analysis import types as T
 from cmpc.analysis.comparisons import LOAD_KEYS
 from cmpc.analysis.hardware import gpu_count
-from cmpc.analysis.published import published_entries, ratio_interval, read_interval
+from cmpc.analysis.published import (
+    computed_spread,
+    published_entries,
+    ratio_interval,
+    read_interval,
+)
 from cmpc.analysis.tokens import accounting
 from cmpc.compute.accounting import counted_tokens, split_input
 from cmpc.compute.frontier import Point, pareto_frontier, read_at
@@ -329,7 +334,12 @@ def headline_uncertainty(
     ratio, per_gpu = head["throughput_ratio"], head["per_gpu_throughput_ratio"]
     if a is None or b is None:
         empty["interval_note"] = "a side's figures are reported, not measured (no per-request data)"
-        return ratio_interval(comparison, head, empty)
+        level = u.confidence
+        computed = {  # a measured side's read interval, for a mixed comparison
+            name: computed_spread(r.point, as_list(ci(comparison, r.boot, r.point, r.jack)), level)
+            for name, r in reads.items()
+        }
+        return ratio_interval(comparison, head, empty, computed)
     if ratio is None or not per_gpu or not a.point or not b.point:
         return empty
     with np.errstate(divide="ignore", invalid="ignore"):
