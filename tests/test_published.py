@@ -293,6 +293,7 @@ def test_report_footnote_names_the_publisher_and_results_validate(tmp_path: Path
     report = (tmp_path / "out" / "report.md").read_text()
     assert "interval published by ix (2026-10-09), not computed by cmpc" in report
     assert "interval published by ix (2026-10-01), not computed by cmpc" in report
+    assert "not computed by cmpc: throughput 90% 1,900 to 2,100 tok/s/gpu." in report
     assert "(95% CI +21.7% to +39.2%)" in report
     assert "assuming independent, normally distributed errors" in report
     # nothing was bootstrapped, and the footnote does not describe a bootstrap

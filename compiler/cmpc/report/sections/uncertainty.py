@@ -120,7 +120,7 @@ def footnote(ctx: Context) -> Md | None:
 def _declared_level(su: JsonObject) -> Md:
     levels = [p.get("confidence") for p in su.get("published_intervals") or []]
     level = next((v for v in levels if is_number(v)), None)
-    return Md(f"{round(level * 100, 1):g}%") if level is not None else Md("\u2014")
+    return Md("{:g}%").format(round(level * 100, 1)) if level is not None else Md("\u2014")
 
 
 def _published(ctx: Context, name: str, p: JsonObject) -> Md:
@@ -134,7 +134,7 @@ def _published(ctx: Context, name: str, p: JsonObject) -> Md:
         escape(p.get("source_title") or p.get("source") or ""),
         escape(p.get("as_of") or ""),
         escape(p.get("figure") or ""),
-        Md(f"{round((p.get('confidence') or 0) * 100, 1):g}%"),
+        Md("{:g}%").format(round((p.get("confidence") or 0) * 100, 1)),
         ends,
     )
 
