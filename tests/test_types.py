@@ -39,6 +39,7 @@ IR_DEFS = {
     ir.Alternative: "alternative",
     ir.SensitivityAxis: "sensitivity_axis",
     ir.Uncertainty: "uncertainty",
+    ir.Fleet: "fleet",
 }
 
 # Each word tuple the checker offers and the Literal type the IR holds.

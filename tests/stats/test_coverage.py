@@ -1,5 +1,6 @@
 """The intervals are honest: 95% intervals of the headline ratio hold the true ratio in 90-99%
-of 200 simulated sweeps (synthetic, seeded: benchmarks/coverage.py), for each method.
+of 200 simulated sweeps (synthetic, seeded: benchmarks/coverage.py), for every method a spec
+can select; a method that cannot meet it is not offered.
 
 Kept fast for CI with 300 resamples per run (the benchmark script runs more); the outcome is
 seeded, so the test gives the same counts every run.
@@ -12,6 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from cmpc.compile import compile_source
+from cmpc.language.vocabulary import INTERVAL_METHODS
+from cmpc.source import SourceFile
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "coverage.py"
 
@@ -30,19 +35,22 @@ def found():
     return _script().coverage(sweeps=200, resamples=300, seed=1)
 
 
-def test_95_percent_percentile_intervals_hold_the_truth_in_90_to_99_percent(found):
-    held, made, _ = found["percentile"]
+@pytest.mark.parametrize("method", INTERVAL_METHODS)
+def test_95_percent_intervals_hold_the_truth_in_90_to_99_percent(found, method):
+    held, made, _ = found[method]
     assert made >= 195  # nearly every sweep reaches the target on both frontiers
-    assert 0.90 <= held / made <= 0.99, f"percentile: {held}/{made}"
+    assert 0.90 <= held / made <= 0.99, f"{method}: {held}/{made}"
 
 
-def test_bca_intervals_fall_short_of_90_percent_by_little(found):
-    # A known shortfall (docs/statistics.md): BCa's bias correction over-corrects the
-    # frontier's upward bias, so its 95% intervals hold the truth in 88-90% of sweeps
-    # (176/200 here; 448/500 at 1000 resamples). This bound says how far short it is.
-    held, made, _ = found["bca"]
-    assert made >= 195
-    assert 0.85 <= held / made <= 0.99, f"bca: {held}/{made}"
+def test_a_withdrawn_method_is_an_error_that_says_what_to_use():
+    spec = SCRIPT.parent.parent / "specs" / "synthetic-sweep.cmp"
+    text = spec.read_text().replace(
+        "  normalize per gpu\n", "  normalize per gpu\n  uncertainty { method bca }\n"
+    )
+    comparison, diagnostics = compile_source(SourceFile(str(spec), text))
+    assert comparison is None
+    (withdrawn,) = [d for d in diagnostics if d.code == "E135"]
+    assert "withdrawn" in withdrawn.message and "method percentile" in (withdrawn.help or "")
 
 
 def test_the_truth_is_the_read_of_the_known_distributions():

@@ -10,12 +10,13 @@ import pytest
 from cmpc.compute.frontier import (
     Point,
     _segment,
+    by_latency,
     pareto_frontier,
     read_at,
     steffen_curve,
     steffen_value,
 )
-from cmpc.compute.frontier_batch import read_batch
+from cmpc.compute.frontier_batch import read_batch, read_batch_latency
 from cmpc.compute.intervals import acceleration, interval, normal_ppf, within_noise
 from cmpc.compute.slo_capacity import capacity_at
 
@@ -95,6 +96,25 @@ def test_batch_reads_are_read_at_bit_for_bit(method):
         pts = [Point(float(p), float(q)) for p, q in zip(x[b], y[b], strict=True)]
         want = read_at(pareto_frontier(pts), 50.0, method).value
         assert (math.isnan(got[b]) and want is None) or got[b] == want
+
+
+@pytest.mark.parametrize("method", ["steffen", "linear", "nearest"])
+def test_batch_reads_along_latency_are_read_latency_bit_for_bit(method):
+    rng = np.random.default_rng(5)
+    x = rng.uniform(10, 100, (400, 7))  # interactivities; the target is 20 ms (50 tok/s/user)
+    y = rng.uniform(1, 1000, (400, 7))
+    x[rng.random(x.shape) < 0.05] = np.nan
+    x[:100, 1] = x[:100, 0]
+    x[200, 3] = 1 / 0.020  # a knot at the target
+    got = read_batch_latency(x, y, 20.0, method)
+    along = 0
+    for b in range(x.shape[0]):
+        pts = [Point(float(p), float(q)) for p, q in zip(x[b], y[b], strict=True)]
+        front = pareto_frontier(pts)
+        want = read_at(by_latency(front), -20.0, method).value
+        assert (math.isnan(got[b]) and want is None) or got[b] == want
+        along += want is not None and want != read_at(front, 50.0, method).value
+    assert along > (20 if method == "nearest" else 100)  # unlike reads along interactivity
 
 
 def test_capacity_lies_where_the_first_limit_is_reached_between_the_bracketing_runs():

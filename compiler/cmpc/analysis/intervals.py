@@ -82,7 +82,7 @@ def _capacity_ratio(
     if ra is None or rb is None:
         return ratio, None
     with np.errstate(divide="ignore", invalid="ignore"):
-        return ratio, as_list(ci(comparison, ra / rb, ratio))  # bias-corrected only under BCa
+        return ratio, as_list(ci(comparison, ra / rb, ratio))
 
 
 def ratio_intervals(

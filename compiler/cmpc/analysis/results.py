@@ -10,6 +10,7 @@ from cmpc.analysis.claims import claim_combinations, claim_result
 from cmpc.analysis.conditions import conditions
 from cmpc.analysis.disclosure import disclosure
 from cmpc.analysis.figures import figures
+from cmpc.analysis.fleet import fleet
 from cmpc.analysis.intervals import settings, with_intervals
 from cmpc.analysis.run_facts import disagreements, run_facts
 from cmpc.analysis.sensitivity import sensitivity
@@ -26,6 +27,7 @@ def analyze(
     headline = with_intervals(comparison, data, at_spec.systems, at_spec.headline)
     cap = capacity(comparison)
     diagnostics += capacity_warnings(comparison, cap)
+    fleet_reads, fleet_warnings = fleet(comparison, data, at_spec.systems)
     results: T.Analysis = {
         "title": comparison.title,
         "question": comparison.question,
@@ -42,5 +44,6 @@ def analyze(
         "capacity": cap,
         "disclosure": disclosure(comparison, at_spec.systems, run_facts(comparison, data)),
         "uncertainty": settings(comparison),
+        "fleet": fleet_reads,
     }
-    return results, diagnostics + disagreements(comparison, data)
+    return results, diagnostics + fleet_warnings + disagreements(comparison, data)

@@ -459,9 +459,71 @@ class Headline(Ratios, HeadlineUncertainty):
 class UncertaintyConditions(TypedDict):
     enabled: bool
     confidence: float
-    method: Literal["percentile", "bca"]
+    method: Literal["percentile"]
     resamples: int
     seed: int
+
+
+# -- fleet-planner reads (`fleet { cost_cap ... }`) ----------------------------------------------
+
+CapStatus = Literal["met", "at_least", "cannot_meet"]
+
+
+class CostCapRead(TypedDict):
+    scenario: str
+    usd_per_gpu_hour: float
+    basis: str
+    source: str | None
+    status: CapStatus
+    required_throughput_per_gpu: float
+    interactivity_tok_s_user: float | None
+    interactivity_ci: list[float] | None
+    latency_ms: float | None
+    throughput_per_gpu: float | None
+    usd_per_million_tokens: float | None
+    knots: list[PointResult]
+    replicates_met: float | None
+
+
+class UsersPerMw(TypedDict):
+    users_per_mw: float
+    users_per_mw_ci: list[float] | None
+    bound: Bound | None
+    interactivity_tok_s_user: float
+    output_throughput_per_gpu: float
+    streams_per_gpu: float
+    watts_per_gpu: float
+    pue: float | None
+    gpus_per_mw: float
+    basis: PowerBasis
+    source: str | None
+
+
+class FleetSystem(TypedDict):
+    cost_cap: list[CostCapRead]
+    cost_cap_note: str | None
+    users_per_mw: UsersPerMw | None
+    users_per_mw_note: str | None
+
+
+class FleetRatio(TypedDict):
+    system: str
+    baseline: str
+    quantity: Literal["interactivity_at_cost_cap", "users_per_mw"]
+    scenario: str | None
+    ratio: float | None
+    ratio_ci: list[float] | None
+    note: str | None
+
+
+class Fleet(TypedDict):
+    cost_cap_usd_per_million_tokens: float | None
+    token_basis: CostBasis
+    utilization: float
+    pue: float | None
+    method: str
+    systems: dict[str, FleetSystem]
+    ratios: list[FleetRatio]
 
 
 class Analysis(TypedDict):
@@ -482,6 +544,7 @@ class Analysis(TypedDict):
     capacity: CapacityResult | None
     disclosure: Disclosure
     uncertainty: UncertaintyConditions
+    fleet: Fleet | None
 
 
 class SpecFile(TypedDict):

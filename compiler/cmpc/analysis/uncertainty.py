@@ -23,21 +23,22 @@ from cmpc.analysis.published import (
     ratio_interval,
     read_interval,
 )
+from cmpc.analysis.reads import by_latency
 from cmpc.analysis.tokens import accounting
 from cmpc.compute.accounting import counted_tokens, split_input
-from cmpc.compute.frontier import Point, pareto_frontier, read_at
-from cmpc.compute.frontier_batch import BATCH_METHODS, read_batch
-from cmpc.compute.intervals import Interval, acceleration, interval, spread, within_noise
+from cmpc.compute.frontier import Point, pareto_frontier, read_at, read_latency
+from cmpc.compute.frontier_batch import (
+    BATCH_METHODS,
+    along_latency,
+    read_batch,
+    read_batch_latency,
+)
+from cmpc.compute.intervals import Interval, interval, spread, within_noise
 from cmpc.ingest.points import RunPoint
 from cmpc.ingest.resample import unpack
 from cmpc.ir import model as ir
 
 RUNS_SEED = 0x5EED  # the stream that draws repetitions (runs), apart from each run's own
-
-
-def _speed(target: ir.Target) -> float:
-    """The target as an interactivity (tok/s/user): the axis replicates are read along."""
-    return 1000.0 / target.latency_ms
 
 
 @dataclass(frozen=True)
@@ -53,11 +54,9 @@ class RunReplicates:
 
 @dataclass(frozen=True)
 class Reads:
-    """A system's read per bootstrap replicate, and per jackknife unit (run x request group,
-    every other run as measured): BCa's acceleration comes from the second."""
+    """A system's read per bootstrap replicate, and its point read."""
 
     boot: np.ndarray
-    jack: np.ndarray
     point: float | None
 
 
@@ -133,16 +132,26 @@ def measured_per_gpu(comparison: ir.Comparison, system: ir.System, rp: RunPoint)
 
 
 def _read_rows(comparison: ir.Comparison, speed: np.ndarray, through: np.ndarray) -> np.ndarray:
-    """Each row's frontier read at the target (its peak without one); NaN where unreachable."""
+    """Each row's frontier read at the target (its peak without one); NaN where unreachable.
+
+    Read along the axis the point read uses (`analysis.reads`): latency for a duration target,
+    interactivity otherwise, so an unresampled row reads the point read, bit for bit.
+    """
     latency = comparison.latency
     target = latency.target
-    at = None if target is None else (target.interactivity_tok_s_user or _speed(target))
-    if at is None:  # each row at its own peak
+    if target is None:  # each row at its own peak
         usable = np.isfinite(speed) & np.isfinite(through)
         peak = np.max(np.where(usable, through, -np.inf), axis=1, initial=-np.inf)
         return np.where(np.isfinite(peak), peak, np.nan)
+    latency_axis = by_latency(latency)
+    axis = along_latency(speed) if latency_axis else speed
+    at = -target.latency_ms if latency_axis else target.interactivity_tok_s_user
     if latency.read in BATCH_METHODS:
-        return _with_lower_bounds(read_batch(speed, through, at, latency.read), speed, through, at)
+        if latency_axis:
+            values = read_batch_latency(speed, through, target.latency_ms, latency.read)
+        else:
+            values = read_batch(speed, through, at, latency.read)
+        return _with_lower_bounds(values, axis, through, at)
     out = np.full(speed.shape[0], np.nan)
     for b in range(speed.shape[0]):  # the calculator's read has no batch form
         points = [
@@ -150,16 +159,21 @@ def _read_rows(comparison: ir.Comparison, speed: np.ndarray, through: np.ndarray
             for x, y in zip(speed[b], through[b], strict=True)
             if math.isfinite(x) and math.isfinite(y)
         ]
-        value = read_at(pareto_frontier(points), at, latency.read).value
+        frontier = pareto_frontier(points)
+        if latency_axis:
+            value = read_latency(frontier, target.latency_ms, latency.read).value
+        else:
+            value = read_at(frontier, at, latency.read).value
         if value is not None:
             out[b] = value
-    return _with_lower_bounds(out, speed, through, at)
+    return _with_lower_bounds(out, axis, through, at)
 
 
 def _with_lower_bounds(
     values: np.ndarray, speed: np.ndarray, through: np.ndarray, at: float
 ) -> np.ndarray:
-    """Rows whose target lies below the frontier read as lower bounds, as the point read does.
+    """Rows whose target lies below the frontier read as lower bounds, as the point read does
+    (`speed` and `at` along the read's axis: interactivity, or -latency in ms).
 
     The frontier's slowest knot is the run of highest throughput (`compute.frontier.read_target`):
     a target below its interactivity is met by every knot, and the read is that throughput.
@@ -182,26 +196,31 @@ def _speed_of(latency: np.ndarray) -> np.ndarray:
 def read_replicates(
     comparison: ir.Comparison, reps: SystemReplicates, point: float | None = None
 ) -> Reads:
-    """The per-GPU read in each bootstrap replicate, and in each jackknife unit."""
+    """The per-GPU read in each bootstrap replicate."""
     size = reps.resamples
     lat = np.stack([r.latency_s for r in reps.runs])  # (runs, replicates + jackknife)
     tput = np.stack([r.per_gpu for r in reps.runs])
     drawn = reps.drawn(comparison.uncertainty.seed)
     columns = np.arange(size)[:, None]
     speed = _speed_of(lat[:, :size]).T[columns, drawn]  # (replicates, runs)
-    boot = _read_rows(comparison, speed, tput[:, :size].T[columns, drawn])
-    # jackknife units: one run's request group left out, every other run as measured
-    runs = len(reps.runs)
-    base_speed = _speed_of(np.array([_nan(r.point.latency_s) for r in reps.runs]))
-    base_tput = np.array([_nan(r.estimate) for r in reps.runs])
-    groups = lat.shape[1] - size
-    jack_speed = np.tile(base_speed, (runs * groups, 1))
-    jack_tput = np.tile(base_tput, (runs * groups, 1))
+    return Reads(_read_rows(comparison, speed, tput[:, :size].T[columns, drawn]), point)
+
+
+def read_jackknife(comparison: ir.Comparison, reps: SystemReplicates) -> np.ndarray:
+    """The per-GPU read in each grouped-jackknife unit (one run's request group left out, every
+    other run as measured): the acceleration of the withdrawn BCa, for benchmarks/coverage.py."""
+    size = reps.resamples
+    lat = np.stack([r.latency_s for r in reps.runs])[:, size:]
+    tput = np.stack([r.per_gpu for r in reps.runs])[:, size:]
+    runs, groups = lat.shape
+    jack_speed = np.tile(
+        _speed_of(np.array([_nan(r.point.latency_s) for r in reps.runs])), (runs * groups, 1)
+    )
+    jack_tput = np.tile(np.array([_nan(r.estimate) for r in reps.runs]), (runs * groups, 1))
     unit = np.arange(runs * groups)
-    jack_speed[unit, unit // groups] = _speed_of(lat[:, size:]).ravel()
-    jack_tput[unit, unit // groups] = tput[:, size:].ravel()
-    jack = _read_rows(comparison, jack_speed, jack_tput)
-    return Reads(boot, jack, point)
+    jack_speed[unit, unit // groups] = _speed_of(lat).ravel()
+    jack_tput[unit, unit // groups] = tput.ravel()
+    return _read_rows(comparison, jack_speed, jack_tput)
 
 
 def _nan(value: float | None) -> float:
@@ -209,18 +228,13 @@ def _nan(value: float | None) -> float:
 
 
 def ci(
-    comparison: ir.Comparison,
-    values: np.ndarray | None,
-    estimate: float | None,
-    jack: np.ndarray | None = None,
+    comparison: ir.Comparison, values: np.ndarray | None, estimate: float | None
 ) -> Interval | None:
-    """The interval the spec asks for, of `estimate` from its replicates (BCa's acceleration
-    from the jackknife values `jack`; without them, bias-corrected only)."""
+    """The interval the spec asks for, of `estimate` from its replicates."""
     u = comparison.uncertainty
     if values is None or estimate is None or not u.enabled:
         return None
-    accel = acceleration(jack) if jack is not None and u.method == "bca" else None
-    return interval(values, estimate, u.confidence, u.method, accel)
+    return interval(values, estimate, u.confidence, u.method)
 
 
 def as_list(found: Interval | None) -> list[float] | None:
@@ -255,12 +269,12 @@ def system_uncertainty(
                 "repetitions": [], "run_to_run": "unknown", "note": why}  # fmt: skip
     at = result["at_target"]
     reads = found.boot
-    read_ci = ci(comparison, reads, at["throughput_per_gpu"], found.jack)
+    read_ci = ci(comparison, reads, at["throughput_per_gpu"])
     size = reps.resamples
     runs: list[T.RunInterval] = []
     for r in reps.runs:
         p = r.point
-        lat_ci = ci(comparison, r.latency_s[:size], p.latency_s, r.latency_s[size:])
+        lat_ci = ci(comparison, r.latency_s[:size], p.latency_s)
         counted = r.estimate
         runs.append(
             {
@@ -271,9 +285,7 @@ def system_uncertainty(
                 "interactivity_ci": None
                 if lat_ci is None or lat_ci.low <= 0
                 else [1 / lat_ci.high, 1 / lat_ci.low],
-                "throughput_per_gpu_ci": as_list(
-                    ci(comparison, r.per_gpu[:size], counted, r.per_gpu[size:])
-                ),
+                "throughput_per_gpu_ci": as_list(ci(comparison, r.per_gpu[:size], counted)),
             }
         )
     repetitions: list[T.Repetition] = []
@@ -336,7 +348,7 @@ def headline_uncertainty(
         empty["interval_note"] = "a side's figures are reported, not measured (no per-request data)"
         level = u.confidence
         computed = {  # a measured side's read interval, for a mixed comparison
-            name: computed_spread(r.point, as_list(ci(comparison, r.boot, r.point, r.jack)), level)
+            name: computed_spread(r.point, as_list(ci(comparison, r.boot, r.point)), level)
             for name, r in reads.items()
         }
         return ratio_interval(comparison, head, empty, computed)
@@ -344,14 +356,12 @@ def headline_uncertainty(
         return empty
     with np.errstate(divide="ignore", invalid="ignore"):
         per_gpu_b = a.boot / b.boot
-        # jackknife units of either side, the other side as measured
-        jack = np.concatenate([a.jack / a.point, b.point / b.jack])
-    ratio_ci = ci(comparison, ratio * per_gpu_b / per_gpu, ratio, ratio * jack)
+    ratio_ci = ci(comparison, ratio * per_gpu_b / per_gpu, ratio)
     cost = head["cost_ratio"]
     cost_ci = None
     if cost is not None:
         with np.errstate(divide="ignore", invalid="ignore"):
-            cost_ci = ci(comparison, cost * per_gpu / per_gpu_b, cost, cost / jack)
+            cost_ci = ci(comparison, cost * per_gpu / per_gpu_b, cost)
     band = comparison.tie_band
     return {
         "throughput_ratio_ci": as_list(ratio_ci),

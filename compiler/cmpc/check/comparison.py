@@ -13,6 +13,7 @@ from cmpc.check.context import (
 )
 from cmpc.check.decode import decode
 from cmpc.check.disclosure import read_disclosure
+from cmpc.check.fleet import read_fleet
 from cmpc.check.latency import read_latency
 from cmpc.check.prices import CostBlock, read_cost
 from cmpc.check.rules import cross_checks
@@ -105,6 +106,7 @@ def read_comparison(ctx: Context, root: st.Entry) -> ir.Comparison | None:
     uncertainty = (
         read_uncertainty(ctx, one["uncertainty"]) if "uncertainty" in one else ir.Uncertainty()
     )
+    fleet = read_fleet(ctx, one["fleet"]) if "fleet" in one else None
     question = block["question"]
     synthetic = any(s.role == "synthetic" for s in sources)
     if title is None or (baseline is None and not audit):
@@ -125,6 +127,7 @@ def read_comparison(ctx: Context, root: st.Entry) -> ir.Comparison | None:
         sensitivity=sensitivity,
         tie_band=tie_band,
         uncertainty=uncertainty,
+        fleet=fleet,
         disclosure=disclosure,
         synthetic=synthetic,
     )

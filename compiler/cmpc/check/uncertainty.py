@@ -28,10 +28,22 @@ def read_uncertainty(ctx: Context, field: Field) -> ir.Uncertainty:
     if given is not None and read is not None and not LOWEST_CONFIDENCE <= read < 1:
         ctx.read.expect(given, "a confidence level from 50% up to (not including) 100%", "95%")
         confidence = ir.Uncertainty.confidence
+    method = block["method"]
+    if method in V.WITHDRAWN_INTERVAL_METHODS:
+        given_method = block.field("method")
+        assert given_method is not None
+        ctx.fail(
+            "E135",
+            f"interval method `{method}` was withdrawn: {V.WITHDRAWN_INTERVAL_METHODS[method]}",
+            given_method.value_span,
+            help="use `method percentile` (the default), whose 95% intervals held the truth in "
+            "96-97% of the sweeps; see docs/statistics.md",
+        )
+        method = ir.Uncertainty.method
     return ir.Uncertainty(
         enabled=True,
         confidence=confidence,
-        method=block["method"],
+        method=method,
         resamples=block["resamples"],
         seed=block["seed"],
     )

@@ -2,7 +2,8 @@
 
 Each row of `x` (interactivity) and `y` (throughput) is one set of points; the result is
 each row's read at the target, NaN where unreachable, the same value `read_at` gives (the
-same operations in the same order), for the steffen, linear and nearest methods.
+same operations in the same order), for the steffen, linear and nearest methods. A duration
+target is read along latency (`read_batch_latency`), as `read_latency` reads it.
 """
 
 from __future__ import annotations
@@ -42,6 +43,28 @@ def read_batch(x: Floats, y: Floats, target: float, method: str) -> Floats:
     if method not in BATCH_METHODS:
         raise ValueError(f"no batch read for `{method}`")
     fx, fy, n = frontiers(np.asarray(x, float), np.asarray(y, float))
+    return _read_knots(fx, fy, n, target, method)
+
+
+def along_latency(fx: Floats) -> Floats:
+    """Interactivities as `by_latency`'s axis: x = -1000 / interactivity (-latency in ms)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mirrored: Floats = -1000.0 / fx
+    return mirrored
+
+
+def read_batch_latency(x: Floats, y: Floats, target_ms: float, method: str) -> Floats:
+    """Each row's read at latency `target_ms` along the (latency, throughput) frontier, as
+    `read_latency` reads it before its lower bound; NaN where unreachable."""
+    if method not in BATCH_METHODS:
+        raise ValueError(f"no batch read for `{method}`")
+    fx, fy, n = frontiers(np.asarray(x, float), np.asarray(y, float))
+    # -1000/x keeps the order, so the frontier by interactivity is the frontier by latency
+    return _read_knots(along_latency(fx), fy, n, -target_ms, method)
+
+
+def _read_knots(fx: Floats, fy: Floats, n: np.ndarray, target: float, method: str) -> Floats:
+    """Each row's read at `target` from its frontier knots (`frontiers`' form)."""
     rows = np.arange(fx.shape[0])
     out = np.full(fx.shape[0], np.nan)
     if fx.shape[1] == 0:

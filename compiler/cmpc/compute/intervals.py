@@ -1,4 +1,8 @@
-"""Bootstrap confidence intervals from replicates: percentile and BCa (pure numpy)."""
+"""Bootstrap confidence intervals from replicates: percentile and BCa (pure numpy).
+
+Specs select `percentile` only (language.vocabulary.INTERVAL_METHODS); BCa was withdrawn
+(E135) and stays here so benchmarks/coverage.py can show why (docs/statistics.md).
+"""
 
 from __future__ import annotations
 

@@ -94,6 +94,14 @@ class Uncertainty:
 
 
 @dataclass(frozen=True)
+class Fleet:
+    """Fleet-planner reads: the highest interactivity within a cost cap, users per megawatt."""
+
+    cost_cap_usd_per_million_tokens: float | None = None
+    pue: float | None = None  # facility over IT power; None: IT power only
+
+
+@dataclass(frozen=True)
 class Tokens:
     """Which tokens a throughput counts, and whether prefix-cached input counts."""
 
@@ -354,6 +362,7 @@ class Comparison:
     sensitivity: tuple[SensitivityAxis, ...] = ()
     tie_band: float = DEFAULT_TIE_BAND  # a ratio within it of 1 is a tie, never a flip
     uncertainty: Uncertainty = field(default_factory=Uncertainty)
+    fleet: Fleet | None = None
     disclosure: tuple[tuple[str, str], ...] = ()
     synthetic: bool = False
 

@@ -19,7 +19,7 @@ Status = Literal["verified", "unverified", "self_reported"]
 Metric = Literal["ttft", "tpot", "chunk_gap", "e2el", "e2e_per_token"]
 TtftMode = Literal["excluded", "included"]
 ReadMethod = Literal["steffen", "linear", "nearest", "calculator"]
-IntervalMethod = Literal["percentile", "bca"]  # bootstrap confidence interval methods
+IntervalMethod = Literal["percentile"]  # bootstrap confidence interval methods offered
 # numpy's names for its percentile methods (`numpy.percentile(method=...)`)
 PercentileMethod = Literal[
     "linear",
@@ -76,6 +76,12 @@ PER_TOKEN_METRICS: tuple[Metric, ...] = ("tpot", "chunk_gap", "e2e_per_token")
 TTFT_MODES: tuple[TtftMode, ...] = get_args(TtftMode)
 READ_METHODS: tuple[ReadMethod, ...] = get_args(ReadMethod)
 INTERVAL_METHODS: tuple[IntervalMethod, ...] = get_args(IntervalMethod)
+# Methods no longer offered, with why (E135): BCa's 95% intervals of a frontier read held the
+# truth in 88-91% of simulated sweeps (docs/statistics.md, "Coverage")
+WITHDRAWN_INTERVAL_METHODS: dict[str, str] = {
+    "bca": "its 95% intervals of a frontier read held the truth in only 88-91% of simulated "
+    "sweeps, short of the 90-99% an interval must meet",
+}
 READ_ALIASES: dict[str, ReadMethod] = {"spline": "steffen", "monotone": "steffen"}
 PERCENTILE_METHODS: tuple[PercentileMethod, ...] = get_args(PercentileMethod)
 TOKEN_KINDS: tuple[TokenKind, ...] = get_args(TokenKind)
@@ -216,6 +222,7 @@ COMPARISON = BlockSpec(
         KeySpec("claim", "block", repeats=True, field="claims"),
         KeySpec("sensitivity", "block"),
         KeySpec("uncertainty", "block"),
+        KeySpec("fleet", "block"),
         KeySpec("disclosure", "block"),
     ),
 )
@@ -411,9 +418,23 @@ UNCERTAINTY = BlockSpec(
     "uncertainty",
     (
         KeySpec("confidence", "share", example="95%"),
-        KeySpec("method", "word", words=INTERVAL_METHODS),
+        KeySpec("method", "word", words=INTERVAL_METHODS + tuple(WITHDRAWN_INTERVAL_METHODS)),
         KeySpec("resamples", "integer", range=ranges.RESAMPLES, example="2000"),
         KeySpec("seed", "integer", range=ranges.SEED, example="1"),
+    ),
+)
+# `fleet { cost_cap 2.00 USD/Mtok  pue 1.3 }`: InferenceX's fleet-planner reads
+FLEET = BlockSpec(
+    "fleet",
+    (
+        KeySpec(
+            "cost_cap",
+            "quantity",
+            dimension=units.TOKEN_PRICE,
+            field="cost_cap_usd_per_million_tokens",
+            example="2.00 USD/Mtok",
+        ),
+        KeySpec("pue", "number", range=ranges.PUE, example="1.3"),
     ),
 )
 DISCLOSURE = BlockSpec(
@@ -449,3 +470,4 @@ CAPACITY_KEYS = CAPACITY.allowed()
 CLAIM_KEYS = CLAIM.allowed()
 SENSITIVITY_KEYS = SENSITIVITY.allowed()
 UNCERTAINTY_KEYS = UNCERTAINTY.allowed()
+FLEET_KEYS = FLEET.allowed()

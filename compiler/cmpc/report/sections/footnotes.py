@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cmpc.report.context import Context, get_in, is_number
-from cmpc.report.sections import uncertainty
+from cmpc.report.sections import fleet, uncertainty
 from cmpc.report.sections.headline import hit_rate_gap
 from cmpc.report.text import (
     DASH,
@@ -37,6 +37,9 @@ def footnotes(ctx: Context) -> dict[str, Md]:
     ci = uncertainty.footnote(ctx) if ctx.systems else None
     if ci is not None:
         notes["ci"] = ci
+    fleet_note = fleet.footnote(ctx)
+    if fleet_note is not None:
+        notes["fleet"] = fleet_note
     if ctx.synthetic:
         notes["synthetic"] = Md(
             "The comparison is built from synthetic data (a source with "

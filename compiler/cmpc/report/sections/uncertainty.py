@@ -18,7 +18,7 @@ from cmpc.report.text import (
 )
 
 NOT_COMPUTED = "Intervals: no figure here comes from per-request data, so cmpc computed none."
-METHOD_NAMES = {"percentile": "percentile", "bca": "bias-corrected and accelerated (BCa)"}
+METHOD_NAMES = {"percentile": "percentile"}
 
 
 def _level(ctx: Context) -> str:

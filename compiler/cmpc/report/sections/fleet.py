@@ -1,0 +1,199 @@
+"""The `Fleet planning` section: the highest interactivity within a cost cap, users per MW."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cmpc.jsontypes import JsonObject
+from cmpc.report.context import Context, is_number
+from cmpc.report.sections.uncertainty import _level as level
+from cmpc.report.sections.uncertainty import _pair as pair
+from cmpc.report.text import DASH, Md, escape, escape_prose, fixed, number, percent, ratio, usd
+
+speed_text = fixed(1)  # interactivities: one decimal throughout the section
+
+CAP_READS = {
+    "steffen": "by bisection on the Steffen cubic of the segment it lies in",
+    "linear": "exactly on the linear segment it lies in",
+    "nearest": "at the fastest measured point within the cap (the nearest read reads measured "
+    "points only)",
+    "calculator": "by bisection on the calculator's cubic of the segment it lies in",
+}
+RATIO_NAMES = {
+    "interactivity_at_cost_cap": "ratio of the highest interactivities within the cost cap",
+    "users_per_mw": "ratio of the users per MW at the target",
+}
+BASES = {"measured": "measured", "tdp": "TDP", "provisioned": "provisioned all-in"}
+
+
+def _interval(found: object, fmt: Callable[[object], Md] = number) -> Md:
+    got = pair(found)
+    return Md("{} to {}").format(fmt(got[0]), fmt(got[1])) if got else Md(DASH)
+
+
+def _cap_row(ctx: Context, name: str, read: JsonObject) -> JsonObject:
+    status = read.get("status")
+    fid = f"{name}.fleet.cost_cap.{read.get('scenario')}"
+    speed = read.get("interactivity_tok_s_user")
+    knots = read.get("knots") or []
+    shown = ctx.n(f"{fid}.interactivity", "highest interactivity within the cost cap", speed,
+                  "tok/s/user", speed_text, system=name)  # fmt: skip
+    if status == "met":
+        where = Md("between {} and {}").format(
+            *(speed_text(k.get("interactivity_tok_s_user")) for k in knots[:2])
+        )
+    elif status == "at_least":
+        shown = Md("at least {}").format(shown)
+        where = Md("the fastest run is within the cap")
+    else:
+        shown = Md("cannot meet the cap")
+        slowest = knots[0] if knots else {}
+        where = Md("lowest cost {} at {} tok/s/user").format(
+            usd(read.get("usd_per_million_tokens")),
+            speed_text(slowest.get("interactivity_tok_s_user")),
+        )
+    found = pair(read.get("interactivity_ci"))
+    if found:
+        ctx.fig.add(f"{fid}.interactivity_ci_low", "interactivity within the cap, interval low",
+                    found[0], "tok/s/user", speed_text(found[0]), system=name)  # fmt: skip
+        ctx.fig.add(f"{fid}.interactivity_ci_high", "interactivity within the cap, interval high",
+                    found[1], "tok/s/user", speed_text(found[1]), system=name)  # fmt: skip
+    return {
+        "system": ctx.label(name),
+        "price": Md("{}/GPU-h ({})").format(
+            usd(read.get("usd_per_gpu_hour")), escape(read.get("scenario"))
+        ),
+        "interactivity": shown,
+        "interval": _interval(read.get("interactivity_ci"), speed_text),
+        "where": where,
+        "throughput": number(read.get("throughput_per_gpu")),
+    }
+
+
+def _users_row(ctx: Context, name: str, entry: JsonObject) -> JsonObject:
+    users = entry.get("users_per_mw")
+    if not users:
+        return {"system": ctx.label(name), "missing": escape_prose(entry.get("users_per_mw_note"))}
+    fid = f"{name}.fleet.users_per_mw"
+    value = ctx.n(fid, "concurrent users per MW at the target", users.get("users_per_mw"),
+                  "users/MW", fixed(0), system=name)  # fmt: skip
+    found = pair(users.get("users_per_mw_ci"))
+    if found:
+        ctx.fig.add(f"{fid}_ci_low", "users per MW, interval low", found[0], "users/MW",
+                    fixed(0)(found[0]), system=name)  # fmt: skip
+        ctx.fig.add(f"{fid}_ci_high", "users per MW, interval high", found[1], "users/MW",
+                    fixed(0)(found[1]), system=name)  # fmt: skip
+    return {
+        "system": ctx.label(name),
+        "missing": None,
+        "output": fixed(1)(users.get("output_throughput_per_gpu")),
+        "streams": fixed(2)(users.get("streams_per_gpu")),
+        "power": Md("{} W ({})").format(
+            number(users.get("watts_per_gpu")), escape(BASES.get(users.get("basis"), "?"))
+        ),
+        "gpus": fixed(1)(users.get("gpus_per_mw")),
+        "users": Md("at least {}").format(value) if users.get("bound") else value,
+        "interval": _interval(users.get("users_per_mw_ci"), fixed(0)),
+    }
+
+
+def _ratios(ctx: Context, fleet: JsonObject, quantity: str) -> list[Md]:
+    out = []
+    for r in fleet.get("ratios") or []:
+        if r.get("quantity") != quantity or not is_number(r.get("ratio")):
+            continue
+        fid = f"{r['system']}.fleet.{quantity}_ratio"
+        if r.get("scenario"):
+            fid += f".{r['scenario']}"
+        shown = ctx.n(fid, RATIO_NAMES[quantity], r["ratio"], "x", ratio,
+                      system=r["system"])  # fmt: skip
+        text = Md("{} / {}: {}").format(ctx.label(r["system"]), ctx.label(r["baseline"]), shown)
+        found = pair(r.get("ratio_ci"))
+        if found:
+            text += Md(" ({} CI {})").format(Md(level(ctx)), _interval(r["ratio_ci"], ratio))
+            if found[0] <= 1 <= found[1]:
+                text += Md(", within measurement noise")
+        out.append(text)
+    return out
+
+
+def fleet_view(ctx: Context) -> JsonObject | None:
+    """Rows of the section, or None without a `fleet` block."""
+    fleet = ctx.results.get("fleet")
+    if not fleet:
+        return None
+    systems = fleet.get("systems") or {}
+    caps: list[JsonObject] = []
+    notes: list[Md] = []
+    users: list[JsonObject] = []
+    for name in ctx.order:
+        entry = systems.get(name)
+        if entry is None:
+            continue
+        caps.extend(_cap_row(ctx, name, read) for read in entry.get("cost_cap") or [])
+        if fleet.get("cost_cap_usd_per_million_tokens") and entry.get("cost_cap_note"):
+            notes.append(Md("{}: {}").format(ctx.label(name), escape_prose(entry["cost_cap_note"])))
+        users.append(_users_row(ctx, name, entry))
+    target = (ctx.conditions.get("latency") or {}).get("target") or {}
+    cap = fleet.get("cost_cap_usd_per_million_tokens")
+    return {
+        "cap": ctx.n("fleet.cost_cap", "cost cap", cap, "USD/Mtok", usd) if cap else None,
+        "basis": escape(fleet.get("token_basis") or "total"),
+        "utilization": percent(fleet.get("utilization"), 0),
+        "level": Md(level(ctx)),
+        "caps": caps,
+        "cap_notes": notes,
+        "cap_ratios": _ratios(ctx, fleet, "interactivity_at_cost_cap"),
+        "target": number(target.get("interactivity_tok_s_user")),
+        "users": users,
+        "users_read": any(not u.get("missing") for u in users),
+        "users_ratios": _ratios(ctx, fleet, "users_per_mw"),
+    }
+
+
+def footnote(ctx: Context) -> Md | None:
+    """How both reads are computed, and every power figure with its basis and source."""
+    fleet = ctx.results.get("fleet")
+    if not fleet:
+        return None
+    read = (ctx.conditions.get("latency") or {}).get("read") or "steffen"
+    parts = [
+        Md(
+            "Fleet reads (InferenceX's fleet planner). Cost per million {basis} tokens = price "
+            "per GPU-hour / (counted tokens per GPU-hour × utilization {util}), billed GPUs "
+            "paid for as in the cost table. Along each frontier throughput falls as "
+            "interactivity rises, so the cap holds up to where the read throughput falls to "
+            "price × 10^6 / (cap × 3600 × utilization); that interactivity is found {how}, "
+            "never beyond the measured range: when even the slowest run costs more, the cap "
+            "cannot be met; when the fastest run is within it, the read is a lower bound."
+        ).format(
+            basis=escape(fleet.get("token_basis") or "total"),
+            util=percent(fleet.get("utilization"), 0),
+            how=Md(CAP_READS.get(read, CAP_READS["steffen"])),
+        ),
+        Md(
+            "Users per MW = output tokens/s per GPU read at the target on the output-token "
+            "frontier / the target tok/s per user (concurrent streams per GPU; input tokens "
+            "are not streams) × GPUs per MW (10^6 W / power per GPU{pue})."
+        ).format(
+            pue=Md(" × PUE {}").format(number(fleet["pue"]))
+            if is_number(fleet.get("pue"))
+            else Md("; no PUE declared, so IT power as declared")
+        ),
+    ]
+    powers = []
+    for name in ctx.order:
+        users = ((fleet.get("systems") or {}).get(name) or {}).get("users_per_mw")
+        if users:
+            powers.append(
+                Md("{} {} W per GPU, {}, source {}").format(
+                    ctx.label(name),
+                    number(users.get("watts_per_gpu")),
+                    escape(BASES.get(users.get("basis"), "?")),
+                    ctx.source_title(users.get("source")),
+                )
+            )
+    if powers:
+        parts.append(Md("Power: ") + Md("; ").join(powers) + Md("."))
+    parts.append(Md("Intervals: every bootstrap replicate's frontier read the same way."))
+    return Md(" ").join(parts)

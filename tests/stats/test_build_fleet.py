@@ -1,0 +1,181 @@
+"""`fleet { cost_cap ... pue ... }` in real builds: the reads, their intervals, what is absent."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cmpc.build.pipeline import build_spec
+from cmpc.compute.frontier import Point, pareto_frontier, read_at
+
+REPO = Path(__file__).resolve().parents[2]
+SPECS = REPO / "specs"
+
+
+def _build(spec: Path, out: Path, *sets: str) -> tuple[dict, str, list]:
+    outcome = build_spec(str(spec), out_dir=str(out), sets=list(sets))
+    assert outcome.code == 0, outcome.diagnostics
+    results = json.loads((out / "results.json").read_text())
+    return results, (out / "report.md").read_text(), list(outcome.diagnostics)
+
+
+@pytest.fixture
+def sweep_copy(tmp_path: Path) -> Path:
+    shutil.copytree(SPECS / "data" / "synthetic", tmp_path / "data" / "synthetic")
+    spec = tmp_path / "sweep.cmp"
+    shutil.copy(SPECS / "synthetic-sweep.cmp", spec)
+    return spec
+
+
+def _edit(spec: Path, old: str, new: str) -> None:
+    text = spec.read_text()
+    assert old in text
+    spec.write_text(text.replace(old, new))
+
+
+def test_the_showcase_reads_both_fleet_figures(tmp_path):
+    """alpha: $2.00/GPU-h at 70% under a $1.00/Mtok cap needs 2e6 / (3600 x 0.7) = 793.65
+    tok/s/gpu, between its conc-8 (66.6, 800.6) and conc-4 (81.9, 480.8) runs; users per MW at
+    30 tok/s/user = output tok/s per GPU / 30 x 1e6 / 1200 W."""
+    results, report, _ = _build(SPECS / "synthetic-sweep.cmp", tmp_path / "o")
+    fleet = results["fleet"]
+    assert fleet["cost_cap_usd_per_million_tokens"] == 1.0 and fleet["utilization"] == 0.7
+    alpha = fleet["systems"]["alpha"]
+    read = alpha["cost_cap"][0]
+    assert read["status"] == "met" and read["scenario"] == "assumed"
+    assert read["required_throughput_per_gpu"] == pytest.approx(2e6 / (3600 * 0.7))
+    assert [k["concurrency"] for k in read["knots"]] == [8.0, 4.0]
+    frontier = pareto_frontier(
+        Point(p["interactivity_tok_s_user"], p["throughput_per_gpu"])
+        for p in results["systems"]["alpha"]["frontier"]
+    )
+    at = read_at(frontier, read["interactivity_tok_s_user"], "steffen").value
+    assert at == pytest.approx(read["required_throughput_per_gpu"], rel=1e-9)
+    assert read["usd_per_million_tokens"] == pytest.approx(1.0)
+    low, high = read["interactivity_ci"]
+    assert low < read["interactivity_tok_s_user"] < high
+    users = alpha["users_per_mw"]
+    assert users["streams_per_gpu"] == pytest.approx(users["output_throughput_per_gpu"] / 30)
+    assert users["gpus_per_mw"] == pytest.approx(1e6 / 1200)
+    assert users["users_per_mw"] == pytest.approx(users["streams_per_gpu"] * 1e6 / 1200)
+    assert users["basis"] == "provisioned" and users["source"] == "sample"
+    low, high = users["users_per_mw_ci"]
+    assert low < users["users_per_mw"] < high
+    ratios = {r["quantity"]: r for r in fleet["ratios"]}
+    beta = fleet["systems"]["beta"]
+    assert ratios["users_per_mw"]["ratio"] == pytest.approx(
+        users["users_per_mw"] / beta["users_per_mw"]["users_per_mw"]
+    )
+    assert ratios["interactivity_at_cost_cap"]["ratio"] == pytest.approx(
+        read["interactivity_tok_s_user"] / beta["cost_cap"][0]["interactivity_tok_s_user"]
+    )
+    assert "## Fleet planning" in report and "[^fleet]:" in report
+    low, high = ratios["interactivity_at_cost_cap"]["ratio_ci"]
+    assert low < 1 < high  # both reach about 67 tok/s/user: the report says it is noise
+    assert "1.000 (95% CI 0.929 to 1.090), within measurement noise" in report
+    assert "1.972 (95% CI 1.806 to 2.060)." in report  # alpha serves more users per MW
+    rows = {r["id"]: r for r in csv.DictReader((tmp_path / "o" / "figures.csv").open())}
+    assert float(rows["alpha.fleet.users_per_mw"]["value"]) == pytest.approx(users["users_per_mw"])
+    assert "alpha.fleet.cost_cap.assumed.interactivity_ci_low" in rows
+
+
+def test_a_cap_no_run_meets_and_one_every_run_meets(sweep_copy, tmp_path):
+    """$0.10/Mtok needs 7,937 tok/s/gpu of alpha, above every run: no read. $50/Mtok needs
+    15.9, below the fastest run: at least its interactivity, a lower bound, no ratio."""
+    _edit(sweep_copy, "cost_cap 1.00 USD/Mtok", "cost_cap 0.10 USD/Mtok")
+    results, report, _ = _build(sweep_copy, tmp_path / "low")
+    for name in ("alpha", "beta"):
+        read = results["fleet"]["systems"][name]["cost_cap"][0]
+        assert read["status"] == "cannot_meet" and read["interactivity_tok_s_user"] is None
+        assert read["usd_per_million_tokens"] > 0.10  # the frontier's lowest cost
+    assert report.count("cannot meet the cap") == 2
+    _edit(sweep_copy, "cost_cap 0.10 USD/Mtok", "cost_cap 50 USD/Mtok")
+    results, report, _ = _build(sweep_copy, tmp_path / "high")
+    alpha = results["fleet"]["systems"]["alpha"]
+    read = alpha["cost_cap"][0]
+    fastest = max(p["interactivity_tok_s_user"] for p in results["systems"]["alpha"]["frontier"])
+    assert read["status"] == "at_least" and read["interactivity_tok_s_user"] == fastest
+    ratio = next(
+        r for r in results["fleet"]["ratios"] if r["quantity"] == "interactivity_at_cost_cap"
+    )
+    assert ratio["ratio"] is None and "bound" in ratio["note"]
+    assert "at least 104.3" in report
+
+
+def test_no_power_means_no_users_per_megawatt_and_a_warning(sweep_copy, tmp_path):
+    _edit(sweep_copy, "    power 1.2 kW basis provisioned source sample\n", "")
+    results, report, diagnostics = _build(sweep_copy, tmp_path / "o")
+    alpha = results["fleet"]["systems"]["alpha"]
+    assert alpha["users_per_mw"] is None
+    assert alpha["users_per_mw_note"] == "no power is declared for the system"
+    assert [d.code for d in diagnostics if d.code.startswith("W45")] == ["W450"]
+    assert "none: no power is declared for the system" in report
+    ratio = next(r for r in results["fleet"]["ratios"] if r["quantity"] == "users_per_mw")
+    assert ratio["ratio"] is None
+
+
+def test_no_price_means_no_cost_cap_read_and_a_warning(sweep_copy, tmp_path):
+    _edit(
+        sweep_copy,
+        '    price 2.50 USD/gpu/h basis assumed source "illustrative price, not a quote"\n',
+        "",
+    )
+    outcome = build_spec(str(sweep_copy), out_dir=str(tmp_path / "o"))
+    assert "W451" in [d.code for d in outcome.diagnostics]
+    results = json.loads((tmp_path / "o" / "results.json").read_text())
+    beta = results["fleet"]["systems"]["beta"]
+    assert beta["cost_cap"] == [] and beta["cost_cap_note"] == "no price is declared for the system"
+
+
+def test_a_pue_divides_users_per_megawatt(sweep_copy, tmp_path):
+    """PUE 1.25: a megawatt of facility power is 800 kW of IT power, so 1/1.25 the users."""
+    plain, _, _ = _build(sweep_copy, tmp_path / "plain")
+    _edit(sweep_copy, "cost_cap 1.00 USD/Mtok", "cost_cap 1.00 USD/Mtok\n    pue 1.25")
+    with_pue, report, _ = _build(sweep_copy, tmp_path / "pue")
+    for name in ("alpha", "beta"):
+        a = plain["fleet"]["systems"][name]["users_per_mw"]
+        b = with_pue["fleet"]["systems"][name]["users_per_mw"]
+        assert b["users_per_mw"] == pytest.approx(a["users_per_mw"] / 1.25, rel=1e-12)
+        assert b["pue"] == 1.25
+    assert "× PUE 1.25" in report
+
+
+def test_without_a_fleet_block_there_is_no_section(sweep_copy, tmp_path):
+    _edit(sweep_copy, "  fleet {\n    cost_cap 1.00 USD/Mtok\n  }\n", "")
+    results, report, _ = _build(sweep_copy, tmp_path / "o")
+    assert results["fleet"] is None and "Fleet planning" not in report
+
+
+def test_reported_figures_have_no_frontier_to_read_and_say_so(tmp_path):
+    """The MI355X/B300 spec states one published ratio: no frontier, no output throughput."""
+    spec = tmp_path / "reported.cmp"
+    text = (SPECS / "mi355x-vs-b300.cmp").read_text()
+    spec.write_text(
+        text.replace("  sensitivity {", "  fleet { cost_cap 0.25 USD/Mtok }\n\n  sensitivity {")
+    )
+    results, report, _ = _build(spec, tmp_path / "o")
+    for entry in results["fleet"]["systems"].values():
+        assert entry["cost_cap"] == [] and "no frontier" in entry["cost_cap_note"]
+        assert entry["users_per_mw"] is None
+        assert entry["users_per_mw_note"] == (
+            "reported figures state no output-token throughput at the target"
+        )
+    assert all(r["ratio"] is None for r in results["fleet"]["ratios"])
+    assert "per million total tokens for 8x MI355X: no frontier" in report
+
+
+def test_a_ttft_target_gives_no_users_per_megawatt_and_names_no_rate(tmp_path):
+    """A TTFT target is no per-user token rate: each system says so, no `0 tok/s/user`."""
+    results, report, _ = _build(
+        SPECS / "synthetic-sweep.cmp", tmp_path / "o", "latency.metric=ttft",
+        "latency.target=1000 ms",
+    )  # fmt: skip
+    for entry in results["fleet"]["systems"].values():
+        assert entry["users_per_mw"] is None
+        assert entry["users_per_mw_note"] == "the latency metric `ttft` is not a per-token rate"
+    assert "No concurrent users per megawatt for alpha (synthetic): the latency metric" in report
+    assert "0 tok/s/user" not in report
