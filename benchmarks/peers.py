@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ingest import byte_compile_cmpc  # benchmarks/ is this script's folder, so on sys.path
+
 HERE = Path(__file__).resolve().parent
 PACKAGES = ["numpy", "orjson", "msgspec", "pysimdjson", "polars", "duckdb"]
 FIGURES = ("ttft", "tpot", "chunk_gap", "e2el")
@@ -230,6 +232,7 @@ def main() -> int:
     parser.add_argument("--only", action="append", help="time only these stacks (repeatable)")
     args = parser.parse_args()
     peer_python = ensure_venv(args.venv)
+    byte_compile_cmpc()
     print(f"peers: {versions(peer_python)}; cc: {shutil.which('gcc') or 'none'}")
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)

@@ -26,6 +26,14 @@ busy = cmpc.build(spec, overrides={"cost.utilization": "40%"}, render=False)
 alpha_cost = busy.costs["alpha"]["usd_per_million_tokens"]
 print(f"at 40% utilization alpha costs ${alpha_cost:.4f} per million tokens")
 
+# %% Gate on the results as `cmpc build --require` does: a failed policy is exit code 3.
+gated = cmpc.build(spec, render=False, require=["headline.throughput_ratio >= 1.2"])
+print("policies met:", gated.policies_met, "exit code:", gated.exit_code)
+for failure in gated.policy_failures:
+    print(" ", failure.message)
+no_price = cmpc.build(spec, render=False, unsets=["system.beta.price"])  # `--unset`
+print("beta without a price:", no_price.costs["beta"]["usd_per_million_tokens"])
+
 # %% Every figure the report shows, and every run, as DataFrames.
 figures = results.to_pandas()
 print(figures[["id", "system", "value", "unit"]].head(8).to_string(index=False))

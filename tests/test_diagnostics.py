@@ -151,7 +151,7 @@ def test_validity_memo_is_ignored_unless_private(tmp_path, monkeypatch):
     broken = dataclasses.replace(
         comparison, cost=dataclasses.replace(comparison.cost, utilization=1.4)
     )
-    monkeypatch.setattr(schema.tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setattr(schema, "_temporary_root", lambda: tmp_path)
     planted = schema._memo_path(broken.to_json())
     planted.parent.mkdir()
     planted.touch()  # someone marked the invalid IR valid

@@ -37,7 +37,7 @@ ALLOWED: dict[str, set[str]] = {
 }
 BASE_MODULES = {"cmpc", "source", "diagnostics", "outcome", "limits", "codes", "files"}
 BASE_MODULES |= {"safe_text", "safefs", "jsontypes", "_fastscan", "callable_package"}
-BASE_MODULES |= {"_classcache"}
+BASE_MODULES |= {"_classcache", "_defer", "lazy"}
 # Imports inside functions are for the CLI's start-up (a verb loads only what it runs).
 LAZY_ALLOWED = {"cmpc.cli"}
 OPTIONAL = {"cmpc._fastscan"}  # the optional C scanner: absent without a compiler
@@ -63,13 +63,43 @@ def _resolve(name: str) -> str | None:
     return _resolve(parent) if parent else None
 
 
+def _top_level(tree: ast.Module) -> set[int]:
+    """The statements run at import: the module's own, and those of its top-level `if`s."""
+    top: set[int] = set()
+    todo: list[ast.stmt] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        top.add(id(node))
+        if isinstance(node, ast.If):
+            todo += node.body + node.orelse
+    return top
+
+
+def _lazy_import(node: ast.AST) -> str | None:
+    """The module a `lazy.module("cmpc....")` call (cmpc/lazy.py) defers, else None."""
+    if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+        return None
+    call = node.value
+    func = call.func
+    named = isinstance(func, ast.Attribute) and func.attr == "module"
+    named = named and isinstance(func.value, ast.Name) and func.value.id == "lazy"
+    if not named or len(call.args) != 1 or not isinstance(call.args[0], ast.Constant):
+        return None
+    return str(call.args[0].value)
+
+
 def _imports(module: str) -> list[tuple[str, int, bool]]:
-    """(imported cmpc module, line, inside a function) for every import in a module."""
+    """(imported cmpc module, line, inside a function) for every import in a module.
+
+    A `lazy.module("cmpc.x")` assignment counts as importing cmpc.x (layers, cycles).
+    """
     tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
-    top = {id(node) for node in tree.body}
+    top = _top_level(tree)
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        if (deferred := _lazy_import(node)) is not None:
+            names = [deferred]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [f"{node.module}.{alias.name}" for alias in node.names]
         elif isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]

@@ -11,7 +11,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-_API = ("Checked", "CmpcError", "Results", "Runs", "build", "check", "load_runs")
+_API = ("Checked", "CmpcError", "PolicyFailed", "Results", "Runs", "build", "check", "load_runs")
 # `cmpc.build` and `cmpc.check` are packages too: they answer the call (callable_package)
 _PACKAGES = ("build", "check")
 

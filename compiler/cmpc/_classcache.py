@@ -4,7 +4,9 @@
 compiles it at every import: about a third of `cmpc check`'s start-up for cmpc's frozen
 records. The same text always compiles to the same code, so the code is kept by text in
 `cmpc/__pycache__` (marshal, like the `.pyc` files beside it, and never in a shared folder)
-and `dataclasses` is handed an `exec` that looks it up first. Nothing changes for a class: the
+and `dataclasses` is handed an `exec` that looks it up first. Each code stays marshalled bytes
+until a class asks for it: a process builds the code objects of the classes it defines, not of
+every class the file has seen. Nothing changes for a class: the
 text, its globals and what runs are the same. An unwritable folder only means no saving.
 """
 
@@ -21,7 +23,7 @@ import sys
 _FOLDER = os.path.join(os.path.dirname(__file__), "__pycache__")
 _FILE = os.path.join(_FOLDER, f"dataclass-code.{sys.implementation.cache_tag}.marshal")
 _MOST = 4096  # entries kept: past that the file starts over (old classes' texts go)
-_STAMP = sys.version
+_STAMP = f"{sys.version} marshalled-codes"  # older files (codes, not bytes) are not read
 
 _codes: dict[str, object] = {}
 misses = 0  # texts compiled in this process (read by the tests)
@@ -34,7 +36,7 @@ def _load() -> None:
     except (OSError, EOFError, ValueError, TypeError):
         return
     if stamp == _STAMP and isinstance(codes, dict):
-        _codes.update(codes)
+        _codes.update(codes)  # text -> marshalled code (or, from older files, the code)
 
 
 def _exec(source, globals=None, locals=None, /):  # exec's own parameter names
@@ -43,17 +45,27 @@ def _exec(source, globals=None, locals=None, /):  # exec's own parameter names
     if not isinstance(source, str):
         return builtins.exec(source, globals, locals)
     code = _codes.get(source)
+    if isinstance(code, bytes):
+        try:
+            code = _codes[source] = marshal.loads(code)
+        except (EOFError, ValueError, TypeError):
+            code = None
     if code is None:
         code = _codes[source] = compile(source, "<string>", "exec")
         misses += 1
     return builtins.exec(code, globals, locals)
 
 
+def _marshalled(code: object) -> bytes:
+    return code if isinstance(code, bytes) else marshal.dumps(code)  # type: ignore[arg-type]
+
+
 def _save() -> None:
     """Write the texts compiled in this run next to those read, atomically."""
     if not misses:
         return
-    codes = _codes if len(_codes) <= _MOST else {}
+    kept = _codes if len(_codes) <= _MOST else {}
+    codes = {text: _marshalled(code) for text, code in kept.items()}
     part = f"{_FILE}.{os.getpid()}.tmp"
     try:
         os.makedirs(_FOLDER, exist_ok=True)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import functools
+import os
 import sys
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
-from cmpc import __version__, _classcache
+from cmpc import __version__, _classcache, _defer
 
 # The command line, not `import cmpc`, hands dataclasses the caching exec: a program that uses
 # the API keeps the standard library as it is (see cmpc/_classcache.py).
@@ -74,13 +77,63 @@ def _gpus(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _terminal_columns() -> int:
+    """`shutil.get_terminal_size().columns`, without importing shutil (and its compressors)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        stdout = sys.__stdout__
+        try:
+            columns = os.get_terminal_size(stdout.fileno()).columns if stdout else 0
+        except (ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, measuring the terminal as it does, minus its `import shutil`."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:  # fmt: skip
+        if width is None:
+            width = _terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class _Unbuilt:
+    """A verb's parser while another verb runs: its arguments are not built (start-up time)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: self
+
+
+class _VerbParsers(argparse._SubParsersAction):
+    """The verbs: every one listed (for help and errors), only `verb`'s arguments built."""
+
+    def __init__(self, *args: Any, verb: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.verb = verb
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        parser = super().add_parser(name, **kwargs)
+        return parser if self.verb in (None, name) else _Unbuilt()
+
+
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The command line; given `verb`, the other verbs are listed but get no arguments."""
     parser = argparse.ArgumentParser(
         prog="cmpc",
         description="Compile LLM-inference comparison specs into footnoted reports.",
+        formatter_class=_HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"cmpc {__version__}")
-    verbs = parser.add_subparsers(dest="verb", metavar="VERB")
+    # typeshed types `action` as a class; argparse calls it, so a partial serves
+    verbs = parser.add_subparsers(  # type: ignore[call-overload]
+        dest="verb", metavar="VERB", action=functools.partial(_VerbParsers, verb=verb)
+    )
     verbs.required = True
 
     check = verbs.add_parser("check", help="validate specs statically (no trace I/O)")
@@ -282,6 +335,7 @@ def _run(args: argparse.Namespace) -> Outcome:
             slos=dict(args.slo),
         )
     if args.verb == "build":
+        _defer.defer("numpy")  # a rebuild from cached runs may do no array arithmetic at all
         from cmpc.build.model import Options
         from cmpc.build.pipeline import build_spec
 
@@ -418,8 +472,9 @@ def _emit(outcome: Outcome, diagnostic_format: str, verb: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `cmpc` console script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words[0] if words else None)
+    args = parser.parse_args(words)
     try:
         with warnings.catch_warnings():
             # numpy's overflow and invalid-value warnings on hostile traces are not diagnostics:

@@ -13,6 +13,11 @@ from cmpc.jsontypes import JsonObject
 from cmpc.language.vocabulary import PercentileMethod
 from cmpc.traces.table import LATENCY_METRICS, FieldValue, Published, Requests, Run, row_sums
 
+try:
+    from cmpc import _fastscan  # optional C pass over the brackets (setup.py); numpy's is exact too
+except ImportError:
+    _fastscan = None  # type: ignore[assignment]  # not built: the blocked numpy pass serves
+
 DEFAULT_PERCENTILES = ("50", "90", "99")
 THROUGHPUT_BASES = ("requests", "input", "output", "total", "cached_input", "uncached_input")
 _STATISTIC = re.compile(r"^(mean|median|p\d+(?:\.\d+)?)$")
@@ -75,8 +80,10 @@ def describe(
         return Stats(0, None, None, None, None, None, dict.fromkeys(keys))
     mean = float(np.mean(x))
     total = 0.0
+    scratch = np.empty(min(n, _BLOCK))  # one block reused: a fresh one per block faults its pages
     for start in range(0, n, _BLOCK):
-        block = x[start : start + _BLOCK] - mean
+        part = x[start : start + _BLOCK]
+        block = np.subtract(part, mean, out=scratch[: part.size])
         total += float(np.dot(block, block))
     std = float(np.sqrt(total / n))
     low, high = float(np.min(x)), float(np.max(x))
@@ -138,23 +145,35 @@ def order_statistics(x: np.ndarray, ranks: list[int]) -> dict[int, float] | None
             brackets[-1] = (prev_lo, hi, [*inside, r])
         else:
             brackets.append((lo, hi, [r]))
-    under = [0] * len(brackets)
-    kept: list[list[np.ndarray]] = [[] for _ in brackets]
-    for start in range(0, n, _CHUNK):  # in blocks: the masks stay in cache
-        block = x[start : start + _CHUNK]
-        for i, (lo, hi, _) in enumerate(brackets):
-            low = block < lo
-            under[i] += int(np.count_nonzero(low))
-            kept[i].append(block[(block <= hi) & ~low])
+    under, kept = _bracket_pass(x, [(lo, hi) for lo, hi, _ in brackets])
     found: dict[int, float] = {}
-    for (_, _, inside), below, parts in zip(brackets, under, kept, strict=True):
-        middle = np.concatenate(parts)
+    for (_, _, inside), below, middle in zip(brackets, under, kept, strict=True):
         local = [r - below for r in inside]
         if local[0] < 0 or local[-1] >= middle.size:
             return None
         middle.partition(local)
         found.update(zip(inside, middle[local].tolist(), strict=True))
     return found
+
+
+def _bracket_pass(
+    x: np.ndarray, bounds: list[tuple[float, float]]
+) -> tuple[list[int], list[np.ndarray]]:
+    """For each bracket (lo, hi): how many values of `x` are below lo, and those within, in
+    their order. In C when built (one pass, no masks), else in cache-sized numpy blocks."""
+    if _fastscan is not None and x.dtype == np.float64 and x.flags.c_contiguous:
+        flat = [b for pair in bounds for b in pair]
+        under, inside = _fastscan.brackets(x, flat)
+        return list(under), [np.frombuffer(values) for values in inside]
+    counts = [0] * len(bounds)
+    kept: list[list[np.ndarray]] = [[] for _ in bounds]
+    for start in range(0, x.size, _CHUNK):  # in blocks: the masks stay in cache
+        block = x[start : start + _CHUNK]
+        for i, (lo, hi) in enumerate(bounds):
+            low = block < lo
+            counts[i] += int(np.count_nonzero(low))
+            kept[i].append(block[(block <= hi) & ~low])
+    return counts, [np.concatenate(parts) if parts else x[:0].copy() for parts in kept]
 
 
 def _lerp(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:

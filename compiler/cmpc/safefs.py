@@ -6,11 +6,19 @@ Every verb that reads a spec or writes a file goes through these functions.
 from __future__ import annotations
 
 import os
-import secrets
 import stat
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cmpc import lazy
+
+if TYPE_CHECKING:
+    import secrets
+    import tempfile
+else:  # only writes need them, and `cmpc check` writes nothing
+    secrets = lazy.module("secrets")
+    tempfile = lazy.module("tempfile")
 
 # Written last into every output folder of a build; a folder holding it may be replaced whole.
 OUTPUT_MARKER = ".cmpc-build"

@@ -22,3 +22,30 @@ def cli_build(spec: Path, out: Path, *extra: str) -> int:
     from cmpc.cli import main
 
     return main(["build", str(spec), "-o", str(out), "--no-cache", "--quiet", *extra])
+
+
+def _generator():
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location(
+        "make_sample_traces", REPO / "scripts" / "make_sample_traces.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up here
+    spec.loader.exec_module(module)
+    return module
+
+
+def repetitions_copy(where: Path, seeds: tuple[int, ...] = (1, 2, 3)) -> Path:
+    """The synthetic sweep run once per seed (SYNTHETIC, seeded: scripts/make_sample_traces.py):
+    every concurrency repeated `len(seeds)` times, in `data/rep-SEED/`."""
+    folder = where / "specs"
+    make = _generator()
+    for seed in seeds:
+        make.write_all(folder / "data" / f"rep-{seed}", seed)
+    text = SPEC.read_text(encoding="utf-8")
+    text = text.replace('"data/synthetic/alpha/', '"data/rep-*/alpha/')
+    text = text.replace('"data/synthetic/beta/', '"data/rep-*/beta/')
+    (folder / SPEC.name).write_text(text, encoding="utf-8")
+    return folder / SPEC.name

@@ -218,5 +218,6 @@ def test_the_notebook_example_runs(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "alpha vs beta: throughput x0.8059" in done.stdout
+    assert "policies met: False exit code: 3" in done.stdout
     assert (tmp_path / "out" / "runs.parquet").exists()
     assert not math.isnan(float(done.stdout.split("alpha p90 TPOT at conc 64: ")[1].split()[0]))

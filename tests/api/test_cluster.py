@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -16,7 +17,7 @@ from cmpc.build.model import Options
 from cmpc.build.pipeline import build_spec
 from cmpc.cli import main
 
-from .helpers import cli_build, sweep_copy
+from .helpers import cli_build, repetitions_copy, sweep_copy
 
 
 def _cluster(**config: object) -> LocalCluster:
@@ -77,6 +78,23 @@ def test_a_cluster_build_is_byte_identical_to_a_local_build(cluster, local, tmp_
     assert _reduced_on(cluster) - before == 14  # every run file went to the workers
     for name in ("results.json", "report.md", "figures.csv"):
         assert (tmp_path / "out" / name).read_bytes() == (local / name).read_bytes(), name
+
+
+def test_pooled_sketches_from_the_workers_equal_the_local_sketch_path(cluster, tmp_path):
+    """Each worker returns its run's DDSketch; the client merges them per load: the same bytes
+    as sketching and merging on local cores (and within α of exact, tests/api/test_pooled.py)."""
+    spec = repetitions_copy(tmp_path)  # three seeded repetitions of each concurrency
+    assert cli_build(spec, tmp_path / "local", "--sketch", "0.01") == 0
+    before = _reduced_on(cluster)
+    extra = ("--sketch", "0.01", "--scheduler", cluster.scheduler_address)
+    assert cli_build(spec, tmp_path / "out", *extra) == 0
+    assert _reduced_on(cluster) - before == 42  # every run file went to the workers
+    local = (tmp_path / "local" / "results.json").read_bytes()
+    assert (tmp_path / "out" / "results.json").read_bytes() == local
+    pooled = json.loads(local)["systems"]["alpha"]["pooled"]
+    assert len(pooled) == 7 and {g["method"] for g in pooled} == {"ddsketch"}
+    for name in ("report.md", "figures.csv"):
+        assert (tmp_path / "out" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
 
 
 def test_the_environment_variable_names_the_scheduler(cluster, local, tmp_path, monkeypatch):

@@ -37,6 +37,7 @@ def test_cached_and_parallel_builds_equal_a_serial_uncached_build(sweep, monkeyp
     tmp = sweep.parent
     reference = serial_uncached(sweep, tmp / "serial", monkeypatch)
     monkeypatch.setattr(ingest, "_workers", lambda: 2)
+    monkeypatch.setattr(ingest, "POOL_MIN_BYTES", 0)  # these small files, in a pool all the same
     assert results(sweep, tmp / "parallel", use_cache=False) == reference
     assert results(sweep, tmp / "cold", use_cache=True) == reference
     assert len(entries(sweep)) == 8
@@ -50,7 +51,8 @@ def test_cached_and_parallel_builds_equal_a_serial_uncached_build(sweep, monkeyp
 
 def test_serial_in_process_reduction_equals_the_full_summary(sweep):
     from cmpc.ingest.points import run_point
-    from cmpc.metrics import summarize
+    from cmpc.ingest.pooling import exact_part
+    from cmpc.metrics import per_request, summarize
     from cmpc.traces import load_runs
 
     path = sweep.parent / "data" / "alpha" / "conc-16.jsonl"
@@ -61,8 +63,14 @@ def test_serial_in_process_reduction_equals_the_full_summary(sweep):
         full = summarize(run, percentiles=("90", "99"))
         reduced, problems = ingest._reduce(task)
         assert problems == []
+        # the run's values packed for pooling (sorted, except per-token chunk gaps: None),
+        # kept once, on the first statistic's point
+        pool = exact_part(per_request(run).get(metric), metric)
+        assert (pool is None) == (metric == "chunk_gap")
         for stat in stats:
-            assert reduced.points[stat] == (run_point(full, metric, stat, task.rel),)
+            kept = pool if stat == stats[0] else None
+            point = dataclasses.replace(run_point(full, metric, stat, task.rel), pool=kept)
+            assert reduced.points[stat] == (point,)
 
 
 def test_parallel_results_come_back_in_task_order(sweep):
@@ -72,6 +80,26 @@ def test_parallel_results_come_back_in_task_order(sweep):
     parallel = ingest.reduce_all(tasks, workers=2)
     assert [d.reduced for d in parallel] == [d.reduced for d in serial]
     assert [d.sha256 for d in serial] == [sha256_of(p) for p in paths + paths[:2]]
+
+
+def test_small_files_are_reduced_without_starting_a_pool(sweep, monkeypatch):
+    started = []
+
+    class Recorded(ingest.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            started.append(kwargs["max_workers"])
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(ingest, "ProcessPoolExecutor", Recorded)
+    monkeypatch.setattr(ingest, "_workers", lambda: 2)
+    paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
+    tasks = [ingest.Task(str(p), p.name, "cmpc", (), "tpot", ("p90",)) for p in paths]
+    assert sum(p.stat().st_size for p in paths) < ingest.POOL_MIN_BYTES
+    serial = ingest.reduce_all(tasks)
+    assert started == []
+    monkeypatch.setattr(ingest, "POOL_MIN_BYTES", sum(p.stat().st_size for p in paths))
+    assert ingest.reduce_all(tasks) == serial
+    assert started == [2]
 
 
 def test_each_part_of_the_key_changes_the_entry(sweep):

@@ -335,7 +335,7 @@ def _grammar_strategy():
     from hypothesis.extra.lark import from_lark
     from lark import Lark
 
-    from cmpc.syntax.parser import grammar_text
+    from cmpc.syntax.grammar import grammar_text
 
     grammar = grammar_text()
     names = hs.sampled_from(WORDS) | hs.from_regex(r"\A[a-z_][a-z0-9_]{0,6}\Z")

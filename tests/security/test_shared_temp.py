@@ -42,7 +42,7 @@ def lark_cache_paths(tmpdir: str, env: dict) -> list[str]:
     """Every file lark's `cache=True` would load for cmpc's grammar, computed as lark does."""
     import lark
 
-    from cmpc.syntax.parser import grammar_text
+    from cmpc.syntax.grammar import grammar_text
 
     old = {k: os.environ.get(k) for k in ("LOGNAME", "USER", "LNAME", "USERNAME")}
     try:

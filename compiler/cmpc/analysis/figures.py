@@ -10,6 +10,7 @@ from cmpc.analysis.comparisons import hit_rate_gaps, load, ratios
 from cmpc.analysis.distributions import latency_cdf
 from cmpc.analysis.economics import UNITS, cost, energy, hourly_cost, scale
 from cmpc.analysis.hardware import gpu_count
+from cmpc.analysis.pooled import pooled_repetitions
 from cmpc.analysis.reads import goodput, measured_runs, method, point_json, read_system
 from cmpc.analysis.workloads import stale_prices, workload_differences
 from cmpc.diagnostics import Diagnostic
@@ -101,4 +102,7 @@ def _system_result(
         "uncertainty": None,  # filled by analysis.results (only the spec's own conditions)
         "capacity_at_slo": None,
     }
+    pools = data[system.name].pools() if system.name in data else {}
+    if repetitions := pooled_repetitions(comparison, runs, pools):
+        result["pooled"] = repetitions
     return result, found

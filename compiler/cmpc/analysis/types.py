@@ -265,6 +265,16 @@ class LatencyCdf(TypedDict):
     tpot_s: list[float]
 
 
+class PooledResult(TypedDict):
+    load: dict[str, str]  # the load fields the pooled runs share, as the files state them
+    runs: list[str]  # the runs pooled, as points name them
+    metric: str
+    values: int  # requests (values of `metric`) pooled
+    method: str  # the percentile method (exact), or "ddsketch" (`--sketch`)
+    relative_accuracy: float | None  # the sketch's α; None when exact
+    latency_s: dict[str, float]  # statistic -> seconds, over every pooled value
+
+
 class SystemResult(TypedDict):
     name: str
     label: str
@@ -281,6 +291,7 @@ class SystemResult(TypedDict):
     notes: list[str]
     goodput: Goodput | None
     latency_cdf: LatencyCdf | None
+    pooled: NotRequired[list[PooledResult]]  # only where repetitions share a load
     at_target: AtTarget
     cost: CostResult
     energy: Energy | None

@@ -23,6 +23,7 @@ from cmpc.analysis.published import (
     ratio_interval,
     read_interval,
 )
+from cmpc.analysis.readmemo import read_key, remembered
 from cmpc.analysis.reads import by_latency
 from cmpc.analysis.tokens import accounting
 from cmpc.compute.accounting import counted_tokens, split_input
@@ -137,7 +138,13 @@ def _read_rows(comparison: ir.Comparison, speed: np.ndarray, through: np.ndarray
     Read along the axis the point read uses (`analysis.reads`): latency for a duration target,
     interactivity otherwise, so an unresampled row reads the point read, bit for bit.
     """
-    latency = comparison.latency
+    # keyed on all the read depends on: sensitivity rows of price or utilization reuse it
+    key = read_key(repr(comparison.latency), speed, through)
+    return remembered(key, lambda: _rows_at_target(comparison.latency, speed, through))
+
+
+def _rows_at_target(latency: ir.Latency, speed: np.ndarray, through: np.ndarray) -> np.ndarray:
+    """`_read_rows`, computed."""
     target = latency.target
     if target is None:  # each row at its own peak
         usable = np.isfinite(speed) & np.isfinite(through)

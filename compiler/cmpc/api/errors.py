@@ -26,3 +26,16 @@ class CmpcError(Exception):
     def codes(self) -> tuple[str, ...]:
         """The codes of the errors, in order (e.g. `("E503",)`)."""
         return tuple(d.code for d in self.diagnostics if d.severity == "error")
+
+
+class PolicyFailed(CmpcError):
+    """A valid build failed a `require=` policy (E810): `cmpc build --require` exits 3 there.
+
+    Raised by `Results.raise_for_policies()`; `results` is the build, complete and usable.
+    """
+
+    exit_code = 3
+
+    def __init__(self, diagnostics: Iterable[Diagnostic], results: object = None) -> None:
+        super().__init__(diagnostics)
+        self.results = results

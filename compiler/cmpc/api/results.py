@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -9,8 +10,9 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from cmpc.api.errors import CmpcError
+from cmpc.api.errors import CmpcError, PolicyFailed
 from cmpc.build import tables
+from cmpc.build.gates import check_policy, parse_all
 from cmpc.build.model import Built, Options
 from cmpc.build.outputs import check_target, write_atomically
 from cmpc.build.pipeline import compute_build
@@ -29,6 +31,23 @@ class Results:
     diagnostics: tuple[Diagnostic, ...] = ()
     spec: Path = field(default=Path(), repr=False)
     built: Built | None = field(default=None, repr=False, compare=False)
+    policy_failures: tuple[Diagnostic, ...] = ()  # E810: the `require=` policies not met
+
+    @property
+    def policies_met(self) -> bool:
+        """Every `require=` policy holds (True when none was given)."""
+        return not self.policy_failures
+
+    @property
+    def exit_code(self) -> int:
+        """What `cmpc build --require ...` would exit with: 0, or 3 when a policy failed."""
+        return 0 if self.policies_met else PolicyFailed.exit_code
+
+    def raise_for_policies(self) -> Results:
+        """Raise PolicyFailed when a `require=` policy failed; else return the results."""
+        if self.policy_failures:
+            raise PolicyFailed(self.policy_failures, self)
+        return self
 
     @property
     def headline(self) -> Mapping[str, Any] | None:
@@ -106,6 +125,8 @@ def build(
     spec: str | PathLike[str],
     *,
     overrides: Mapping[str, object] | Sequence[str] = (),
+    unsets: Sequence[str] | str = (),
+    require: Sequence[str] | str = (),
     output: str | PathLike[str] | None = None,
     render: bool = True,
     html: bool = False,
@@ -120,10 +141,16 @@ def build(
 ) -> Results:
     """Build a spec: check it, read its runs (confined to its folder) and compute every figure.
 
-    `overrides` are `--set` edits (`{"cost.utilization": "40%"}` or `["cost.utilization=40%"]`).
-    Nothing is written unless `output` names a folder (or `cache=True`: the cache of reduced
-    runs). Raises CmpcError with the diagnostics when the spec or its data have errors.
+    `overrides` are `--set` edits (`{"cost.utilization": "40%"}` or `["cost.utilization=40%"]`),
+    `unsets` `--unset` paths (removed after every override). Nothing is written unless `output`
+    names a folder (or `cache=True`: the cache of reduced runs). Raises CmpcError with the
+    diagnostics when the spec or its data have errors, or a `require` policy is not valid
+    (E800) or names a path results.json lacks (E801). A policy that is valid and fails (E810,
+    the CLI's exit 3) does not raise: see `policy_failures`, `exit_code`, `raise_for_policies()`.
     """
+    policies, problems = parse_all(_texts(require), "--require")  # a typo fails before any work
+    if problems:
+        raise CmpcError(problems)
     sets = _sets(overrides)
     options = Options(
         render=render,
@@ -143,14 +170,21 @@ def build(
         target = Path(output)
         keep = [spec_path, *([Path(template)] if template is not None else [])]
         before = lambda: check_target(target, keep)  # noqa: E731
-    built = compute_build(str(spec_path), sets, options, before_load=before)
+    built = compute_build(str(spec_path), sets, options, before_load=before, unsets=_texts(unsets))
     if built.results is None or has_errors(built.diagnostics):
         raise CmpcError(built.diagnostics, built.sources)
     document: Any = built.results
     results = Results(document, built.files, built.diagnostics, spec_path, built)
-    if output is not None:
+    if output is not None:  # written before the policies are checked, as `cmpc build` does
         results.write(output)
-    return results
+    verdicts = [d for p in policies for d in check_policy(p, document)]
+    if has_errors([d for d in verdicts if d.code != "E810"]):
+        raise CmpcError(verdicts)
+    return dataclasses.replace(results, policy_failures=tuple(verdicts)) if verdicts else results
+
+
+def _texts(value: Sequence[str] | str) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
 
 
 def _sets(overrides: Mapping[str, object] | Sequence[str]) -> list[str]:

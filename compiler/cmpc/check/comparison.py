@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from cmpc.check.capacity import read_capacity
-from cmpc.check.claims import read_claim
+from typing import TYPE_CHECKING
+
+from cmpc import lazy
 from cmpc.check.context import (
     Context,
     entry_name,
@@ -13,7 +14,6 @@ from cmpc.check.context import (
 )
 from cmpc.check.decode import decode
 from cmpc.check.disclosure import read_disclosure
-from cmpc.check.fleet import read_fleet
 from cmpc.check.latency import read_latency
 from cmpc.check.prices import CostBlock, read_cost
 from cmpc.check.rules import cross_checks
@@ -21,12 +21,22 @@ from cmpc.check.sensitivity import read_sensitivity
 from cmpc.check.sources import read_source
 from cmpc.check.systems import read_system
 from cmpc.check.tokens import read_normalize, read_tokens
-from cmpc.check.uncertainty import read_uncertainty
 from cmpc.check.values import Field
 from cmpc.ir import model as ir
 from cmpc.language import vocabulary as V
 from cmpc.limits import current as current_limits
 from cmpc.syntax import tree as st
+
+if TYPE_CHECKING:
+    from cmpc.check import capacity as capacity_block
+    from cmpc.check import claims as claim_block
+    from cmpc.check import fleet as fleet_block
+    from cmpc.check import uncertainty as uncertainty_block
+else:  # only a spec with these blocks reads them (`cmpc check` start-up)
+    capacity_block = lazy.module("cmpc.check.capacity")
+    claim_block = lazy.module("cmpc.check.claims")
+    fleet_block = lazy.module("cmpc.check.fleet")
+    uncertainty_block = lazy.module("cmpc.check.uncertainty")
 
 
 def read_comparison(ctx: Context, root: st.Entry) -> ir.Comparison | None:
@@ -90,10 +100,12 @@ def read_comparison(ctx: Context, root: st.Entry) -> ir.Comparison | None:
             notes=("a spec with claims and no systems at all is a claims audit",),
         )
     cross_checks(ctx, systems, system_fields, normalize, cost, tokens, one.get("normalize"))
-    capacity = read_capacity(ctx, one["capacity"]) if "capacity" in one else None
+    capacity = capacity_block.read_capacity(ctx, one["capacity"]) if "capacity" in one else None
     claims = tuple(
         c
-        for c in (read_claim(ctx, f, i, normalize) for i, f in enumerate(block.all("claim")))
+        for c in (
+            claim_block.read_claim(ctx, f, i, normalize) for i, f in enumerate(block.all("claim"))
+        )
         if c is not None
     )
     unique(ctx, "claim", block.all("claim"))
@@ -104,9 +116,11 @@ def read_comparison(ctx: Context, root: st.Entry) -> ir.Comparison | None:
     )
     disclosure = read_disclosure(ctx, one["disclosure"]) if "disclosure" in one else ()
     uncertainty = (
-        read_uncertainty(ctx, one["uncertainty"]) if "uncertainty" in one else ir.Uncertainty()
+        uncertainty_block.read_uncertainty(ctx, one["uncertainty"])
+        if "uncertainty" in one
+        else ir.Uncertainty()
     )
-    fleet = read_fleet(ctx, one["fleet"]) if "fleet" in one else None
+    fleet = fleet_block.read_fleet(ctx, one["fleet"]) if "fleet" in one else None
     question = block["question"]
     synthetic = any(s.role == "synthetic" for s in sources)
     if title is None or (baseline is None and not audit):

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import datetime
-import difflib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from cmpc import lazy
 from cmpc.diagnostics import Diagnostic, Label, error
 from cmpc.language import ranges, units
 from cmpc.language.vocabulary import NAME_VALUED, W, is_word
 from cmpc.source import Span
 from cmpc.syntax import tree as st
+
+if TYPE_CHECKING:
+    import difflib
+else:  # "did you mean": only a misspelt word needs it
+    difflib = lazy.module("difflib")
 
 A = TypeVar("A", bound=st.Atom)
 # (canonical value, dimension, the atom written) of a quantity read

@@ -18,13 +18,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from cmpc.compute.cost import SECONDS_PER_HOUR, TOKENS_PER_MILLION
-from cmpc.compute.frontier import Floats, Point, pareto_frontier, read_at
+from cmpc.compute.frontier import Point, pareto_frontier, read_at
 from cmpc.compute.frontier_batch import frontiers
+
+if TYPE_CHECKING:  # as in compute/frontier.py: numpy.typing would load numpy at import
+    from numpy.typing import NDArray
+
+    Floats = NDArray[np.float64]
 
 CapStatus = Literal["met", "at_least", "cannot_meet"]
 BISECTION_STEPS = 64  # halves the segment's parameter below a double's resolution

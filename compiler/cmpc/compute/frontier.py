@@ -7,14 +7,16 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 
 from cmpc.compute.calculator import calculator_value
 
-Floats = NDArray[np.float64]
+if TYPE_CHECKING:  # numpy.typing would load numpy at import (cmpc/_defer.py defers it)
+    from numpy.typing import ArrayLike, NDArray
+
+    Floats = NDArray[np.float64]
 
 
 class Method(StrEnum):

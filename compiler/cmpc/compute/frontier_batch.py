@@ -8,9 +8,16 @@ target is read along latency (`read_batch_latency`), as `read_latency` reads it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from cmpc.compute.frontier import AT_KNOT, Floats
+from cmpc.compute.frontier import AT_KNOT
+
+if TYPE_CHECKING:  # as in compute/frontier.py: numpy.typing would load numpy at import
+    from numpy.typing import NDArray
+
+    Floats = NDArray[np.float64]
 
 BATCH_METHODS = ("steffen", "linear", "nearest")
 

@@ -373,7 +373,7 @@ def _point(row: list[object]) -> RunPoint:
     for name, value in values.items():
         if name in ("path", "label"):
             ok = isinstance(value, str)
-        elif name == "resampled":
+        elif name in ("resampled", "pool"):
             ok = value is None or isinstance(value, str)
         elif name in ("index", "resamples"):
             ok = type(value) is int

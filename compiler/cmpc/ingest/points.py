@@ -39,6 +39,10 @@ class RunPoint:
     resamples: int = 0
     # per-request TTFT and TPOT (s) at CDF_PERCENTILES; empty for aggregate-only formats
     quantiles: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    # the run's values of the constrained metric packed for pooling (ingest/pooling.py):
+    # sorted (exact) or a DDSketch's bins (`--sketch`); None: nothing to pool. The same for
+    # every statistic, so only the first statistic's point holds it (SystemData.pools)
+    pool: str | None = None
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,16 @@ class SystemData:
 
     name: str
     runs: Mapping[str, tuple[RunPoint, ...]] = field(default_factory=dict)
+
+    def pools(self) -> dict[tuple[str, int], str]:
+        """Each run's values packed for pooling, by (path, index), whichever statistic's
+        point holds them."""
+        return {
+            (p.path, p.index): p.pool
+            for points in self.runs.values()
+            for p in points
+            if p.pool is not None
+        }
 
 
 def matches(fields: Mapping[str, object], where: Iterable[tuple[str, str]]) -> bool:

@@ -18,8 +18,9 @@ from concurrent.futures import (
 from dataclasses import dataclass
 from pathlib import Path
 
+from cmpc import _defer
 from cmpc.diagnostics import Diagnostic, error, warning
-from cmpc.ingest import remote, resample, sketch
+from cmpc.ingest import pooling, remote, resample, sketch
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
 from cmpc.ingest.points import RunPoint, matches, run_point
 from cmpc.metrics import per_request, summarize  # imported before workers fork, not in each
@@ -27,6 +28,9 @@ from cmpc.traces import Run, companions, load_runs, readpass, skips_gaps
 
 Progress = Callable[[int, int], None]
 WORKER_BYTES = 64 << 20  # a forked worker's own memory once refcounts copy its pages (measured)
+# Below this many bytes of run files one process reduces them sooner than a pool starts:
+# forking the workers and sending their results back costs 0.05-0.2 s (benchmarks/README.md)
+POOL_MIN_BYTES = 32 << 20
 
 
 @dataclass(frozen=True)
@@ -207,7 +211,7 @@ def reduce_runs(
     percentiles = tuple(s[1:] for s in task.statistics if s.startswith("p"))
     points: dict[str, list[RunPoint]] = {s: [] for s in task.statistics}
     for run in kept:
-        sketched = _sketched(run, task) if task.sketch is not None else {}
+        sketched, pool = _sketched(run, task) if task.sketch is not None else ({}, None)
         metrics = summarize(
             run,
             percentiles=percentiles,
@@ -220,11 +224,15 @@ def reduce_runs(
             queries += [(m, s) for s, m in task.limits]
             found = resample.replicates(run, queries, settings, sha256)
         limits = {f"{s} {m}": metrics.latency_statistic(m, s) for s, m in task.limits}
+        if task.sketch is None:
+            pool = pooling.exact_part(metrics.samples.get(task.metric), task.metric)
         rates = resample.rows_for(found, list(resample.RATE_ROWS))
         extra = resample.rows_for(found, [f"{m} {s}" for s, m in task.limits])
         for stat in task.statistics:
             point = run_point(metrics, task.metric, stat, task.rel)
-            changes: dict[str, object] = {"limits": limits}
+            # the pool is the same for every statistic: kept once, on the first one's point
+            first = stat == task.statistics[0]
+            changes: dict[str, object] = {"limits": limits, "pool": pool if first else None}
             if stat in sketched:
                 changes["latency_s"] = sketched[stat]
             if found is not None:
@@ -247,15 +255,19 @@ def _stated_fields(
     return tuple((k, tuple(sorted(v)[:most])) for k, v in sorted(values.items()))
 
 
-def _sketched(run: Run, task: Task) -> dict[str, float]:
-    """The task's percentile statistics of its metric from a DDSketch (mean stays exact)."""
+def _sketched(run: Run, task: Task) -> tuple[dict[str, float], str | None]:
+    """The task's percentile statistics of its metric from one DDSketch (mean stays exact),
+    and that sketch packed for pooling."""
     assert task.sketch is not None
     names = [s for s in task.statistics if s == "median" or s.startswith("p")]
     qs = {s: (50.0 if s == "median" else float(s[1:])) / 100.0 for s in names}
     values = per_request(run).get(task.metric)
     if values is None or not values.size:
-        return {}
-    return sketch.quantiles(values, qs, task.sketch)
+        return {}, None
+    bins = sketch.sketch_of(values, task.sketch)
+    found = {name: sketch.quantile_of(bins, q) for name, q in qs.items()}
+    stats = {name: v for name, v in found.items() if v is not None}
+    return stats, pooling.sketch_part(bins)
 
 
 def _workers() -> int:
@@ -263,6 +275,13 @@ def _workers() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
+
+
+def _local_workers(todo: Sequence[Task]) -> int:
+    """The cores, or 1 when the files to reduce are too small for a pool to pay its start."""
+    if sum(_size(t.path) for t in todo) < POOL_MIN_BYTES:
+        return 1
+    return _workers()
 
 
 def reduce_all(
@@ -276,7 +295,8 @@ def reduce_all(
     """One Done per task, in task order; identical tasks are reduced once.
 
     Misses go to `executor` when given (any `concurrent.futures.Executor`, e.g. a Dask
-    client's `get_executor()`), else to a local process pool of `workers` (default: cores).
+    client's `get_executor()`), else to a local process pool of `workers` (default: cores,
+    or none when the misses' files hold less than POOL_MIN_BYTES).
     """
     if cache:  # looked at once, before workers fork: their own entries do not count
         _EMPTY_CACHES.discard(cache.root)
@@ -295,7 +315,7 @@ def reduce_all(
     total = len(unique)
     if progress:
         progress(len(done), total)
-    workers = min(workers or _workers(), len(todo))
+    workers = min(workers or _local_workers(todo), len(todo))
     lost: dict[Task, str] = {}
     if executor is not None and todo:
         _collect(executor, todo, cache, done, progress, total, lost=lost)
@@ -303,6 +323,7 @@ def reduce_all(
         methods = multiprocessing.get_all_start_methods()
         # fork shares the already imported readers; elsewhere the platform's default
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        _defer.load("numpy")  # before the fork, as the readers are: not once in every worker
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
         try:
             _collect(pool, todo, cache, done, progress, total, slots=workers)

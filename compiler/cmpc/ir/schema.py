@@ -6,9 +6,7 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,11 +19,20 @@ if TYPE_CHECKING:  # jsonschema is imported only when an IR is validated (see va
     from jsonschema import Draft202012Validator, ValidationError
 
 
+# Beside the modules, as cmpc's other package data: read as a file, not through
+# importlib.resources (its import is a tenth of `cmpc check`'s start-up).
+_SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "ir.schema.json"
+
+
+@cache
+def _schema_bytes() -> bytes:
+    return _SCHEMA.read_bytes()
+
+
 @cache
 def ir_schema() -> JsonObject:
     """The schema document shipped with the package."""
-    text = resources.files("cmpc").joinpath("schemas/ir.schema.json").read_text(encoding="utf-8")
-    schema: JsonObject = json.loads(text)
+    schema: JsonObject = json.loads(_schema_bytes().decode("utf-8"))
     return schema
 
 
@@ -39,7 +46,7 @@ def _validator() -> Draft202012Validator:
 def _memo_path(document: JsonObject) -> Path:
     """Where a previous run noted that exactly this IR, under exactly this schema, was valid."""
     digest = hashlib.sha256()
-    digest.update(json.dumps(ir_schema(), sort_keys=True).encode())
+    digest.update(_schema_bytes())  # its text: a memo hit parses no schema
     digest.update(json.dumps(document, sort_keys=True).encode())
     return _memo_dir() / digest.hexdigest()
 
@@ -47,7 +54,21 @@ def _memo_path(document: JsonObject) -> Path:
 def _memo_dir() -> Path:
     # Per user and private: on a shared machine nobody else can mark an IR valid for us.
     uid = os.getuid() if hasattr(os, "getuid") else 0
-    return Path(tempfile.gettempdir()) / f"cmpc-valid-ir-{uid}"
+    return _temporary_root() / f"cmpc-valid-ir-{uid}"
+
+
+def _temporary_root() -> Path:
+    """The first of $TMPDIR, $TEMP, $TMP that is a folder, else /tmp: tempfile's candidates.
+
+    Not `tempfile.gettempdir()`: it imports shutil, random and the compressors, and writes a
+    probe file, at every start. Where it would differ (an unusable $TMPDIR) the memo is not
+    written, which costs only speed.
+    """
+    for variable in ("TMPDIR", "TEMP", "TMP"):
+        folder = os.environ.get(variable)
+        if folder and os.path.isdir(folder):
+            return Path(folder)
+    return Path("/tmp")
 
 
 def _memo_trusted(folder: Path) -> bool:

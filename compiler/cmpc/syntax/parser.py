@@ -1,20 +1,16 @@
-"""Spec text to syntax tree; the only module that knows lark and its errors."""
+"""Spec text to syntax tree, by cmpc's LALR driver over the tables made from the grammar."""
 
 from __future__ import annotations
 
-import hashlib
 import re
-from functools import cache
-from importlib import resources
-from pathlib import Path
 
 from cmpc.diagnostics import Diagnostic, error
 from cmpc.limits import Limits, current
 from cmpc.source import SourceFile, Span
-from cmpc.syntax import tables
+from cmpc.syntax import lalr
 from cmpc.syntax import tree as st
 
-# How the language's own words name lark's terminals in "expected ..." messages.
+# How the language's own words name the grammar's terminals in "expected ..." messages.
 TERMINAL_WORDS = {
     "NAME": "a name",
     "STRING": "a string",
@@ -32,63 +28,29 @@ TERMINAL_WORDS = {
 }
 
 
-def grammar_text() -> str:
-    """The grammar: the copy an install ships in the package, else the checkout's grammar/."""
-    shipped = resources.files("cmpc").joinpath("grammar", "cmp.lark")
-    if shipped.is_file():
-        return shipped.read_text(encoding="utf-8")
-    checkout = Path(__file__).resolve().parents[3] / "grammar" / "cmp.lark"
-    return checkout.read_text(encoding="utf-8")
-
-
-OPTIONS = {
-    "parser": "lalr",
-    "lexer": "contextual",
-    "propagate_positions": True,
-    "maybe_placeholders": False,
-}
-
-
-def grammar_fingerprint(text: str, lark_version: str) -> str:
-    """What the shipped tables were generated from: the grammar, the options and lark's version."""
-    signature = f"{text}\0{sorted(OPTIONS.items())}\0{lark_version}"
-    return hashlib.sha256(signature.encode("utf-8")).hexdigest()
-
-
-@cache
-def _lark():
-    """The parser from the tables shipped in `cmpc.syntax.tables`, else built from the grammar.
-
-    Never lark's `cache=True`: it unpickles a file of the shared temporary folder, which any
-    local user can plant.
-    """
-    from lark import Lark, __version__
-
-    text = grammar_text()
-    if grammar_fingerprint(text, __version__) == tables.FINGERPRINT:
-        return Lark._load_from_dict(tables.DATA, tables.MEMO)  # as lark's standalone tool
-    return Lark(text, **OPTIONS)  # an edited grammar, or another lark: tables not regenerated
-
-
 def parse_spec(source: SourceFile) -> tuple[st.Spec | None, list[Diagnostic]]:
     """Parse a spec; on a syntax error return None and that one diagnostic."""
-    from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
-
     too_deep = _too_deep(source)
     if too_deep is not None:
         return None, [too_deep]
-    parser = _lark()
     try:
-        tree = parser.parse(source.text, on_error=None)
-    except UnexpectedToken as exc:
-        return None, [_unexpected_token(source, exc)]
-    except UnexpectedCharacters as exc:
-        return None, [_unexpected_character(source, exc)]
-    except UnexpectedInput:  # UnexpectedEOF and friends
-        end = len(source.text)
-        return None, [error("E001", "unexpected end of file", source.span(end, end))]
+        tree = lalr.parse(source.text)
+    except (lalr.UnexpectedToken, lalr.UnexpectedCharacters) as exc:
+        return None, [syntax_error(source, exc)]
+    return build_spec(source, tree), []
+
+
+def syntax_error(source: SourceFile, exc: Exception) -> Diagnostic:
+    """The diagnostic of a parse error (lark's errors carry the same fields: tests use both)."""
+    if isinstance(exc, lalr.UnexpectedCharacters):
+        return _unexpected_character(source, exc)
+    return _unexpected_token(source, exc)
+
+
+def build_spec(source: SourceFile, tree) -> st.Spec:
+    """The syntax tree of a parse tree (the driver's, or lark's in tests)."""
     comments = _comments(source)
-    return st.Spec(root=_Builder(source).entry(tree.children[0]), comments=comments), []
+    return st.Spec(root=_Builder(source).entry(tree.children[0]), comments=comments)
 
 
 def _too_deep(source: SourceFile) -> Diagnostic | None:
@@ -137,7 +99,7 @@ def _comments(source: SourceFile) -> tuple[st.Comment, ...]:
 
 
 class _Builder:
-    """lark tree to syntax tree; never raises on any tree the grammar can produce."""
+    """Parse tree to syntax tree; never raises on any tree the grammar can produce."""
 
     def __init__(self, source: SourceFile):
         self.source = source

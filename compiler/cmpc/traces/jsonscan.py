@@ -107,13 +107,16 @@ class _File:
         rest = self.handle.read(max(0, hi - lo))
         return kept + rest if kept else rest
 
-    def _fill(self, pos: int, hi: int) -> tuple[bytearray, int]:
-        """Bytes from `pos` (at most to `hi`) in one reused buffer: a fresh block per search
-        costs more in page faults than the search itself."""
-        if self._buffer is None:
-            self._buffer = bytearray(self.SCAN + self.OVERLAP)
+    def _fill(self, pos: int, hi: int, room: int = SCAN + OVERLAP) -> tuple[bytearray, int]:
+        """Bytes from `pos` (at most to `hi`, at most `room` of them) in one reused buffer: a
+        fresh block per search costs more in page faults than the search itself."""
+        if self._buffer is None or len(self._buffer) < room:
+            held = self._buffer
+            self._buffer = bytearray(max(room, self.SCAN + self.OVERLAP))
+            if held is not None:
+                self._buffer[: self._held] = held[: self._held]
         buffer = self._buffer
-        want = max(0, min(min(hi, self.size) - pos, len(buffer)))
+        want = max(0, min(min(hi, self.size) - pos, room))
         keep = 0
         if self._base <= pos < self._base + self._held:  # already read: moved to the front
             keep = self._base + self._held - pos
@@ -260,6 +263,9 @@ def _pieces(src, start: int):
                 else:
                     piece = src.read(pos, stop if stop >= 0 else reach)
                     quote, final = piece.find(b'"'), True
+            if not final and _closes_array(piece, cut):  # the next key is past the piece
+                yield piece[:cut], pos + cut + 1
+                return
         if final:
             piece = piece[: quote if quote >= 0 else len(piece)]
             outer = piece.rfind(b"]")
@@ -272,6 +278,15 @@ def _pieces(src, start: int):
         pos += cut + 1
 
 
+def _closes_array(text: bytes | bytearray, at: int) -> bool:
+    """Whether the `]` at `at` closes the array, not a row: it follows the last row's `]`,
+    where a row's own `]` follows a number or its `[`."""
+    at -= 1
+    while at >= 0 and text[at] in _SPACE:
+        at -= 1
+    return at >= 0 and text[at] == 93  # `]`
+
+
 def _ragged(src, start: int, key: str) -> tuple[Ragged, int] | None:
     """Parse `[[n, ...], [...], ...]` (or a flat `[n, ...]` as one row) opening at `start`.
 
@@ -280,6 +295,10 @@ def _ragged(src, start: int, key: str) -> tuple[Ragged, int] | None:
     text once, in row-aligned pieces, each parsed by numpy without a Python object per number;
     a piece that does not parse is re-read row by row, so errors name the row.
     """
+    if _fastscan is not None and isinstance(src, _File):
+        columns = _scan_into_columns(src, start)
+        if columns is not None:
+            return columns
     # Room for the numbers the text can hold ("n," is 2 bytes), at most RESERVE of them at first:
     # pages never written cost no memory, but the address space counts against ulimit -v.
     values = np.empty(min((src.size - start) // 2 + 1, RESERVE))
@@ -297,6 +316,41 @@ def _ragged(src, start: int, key: str) -> tuple[Ragged, int] | None:
         return None
     rows, end = scanned
     return Ragged(values[:at], rows), end
+
+
+def _scan_into_columns(src: _File, start: int) -> tuple[Ragged, int] | None:
+    """`_ragged` by the C scanner, straight into the two output columns: each row-aligned
+    piece is read into the file's one reused buffer and scanned where it lies, its numbers
+    written once, into the column. None on anything but rows of plain JSON numbers in pieces
+    (a flat array, a row longer than a piece, a malformed number): `_ragged` then reads the
+    array its general way, with its diagnostics."""
+    values, counts = bytearray(), bytearray()
+    size = min(PIECE, record_limit())
+    pos = start + 1
+    first = True
+    while True:
+        buffer, got = src._fill(pos, pos + size, size)
+        quote = buffer.find(b'"', 0, got)  # numbers hold no quotes: the next key ends the array
+        final = quote >= 0 or pos + got >= src.size
+        if final:
+            cut = buffer.rfind(b"]", 0, quote if quote >= 0 else got)  # the array's own bracket
+            if cut < 0 or (first and buffer.find(b"[", 0, cut) < 0):
+                return None
+        else:
+            cut = buffer.rfind(b"],", 0, got)
+            if cut < 0:
+                return None
+            if _closes_array(buffer, cut):  # the next key is past the piece
+                final = True
+            else:
+                cut += 1  # past the last row's bracket
+        with memoryview(buffer) as view, view[:cut] as piece:
+            if _fastscan.scan_rows_into(piece, first, values, counts) is None:
+                return None
+        if final:
+            return Ragged(np.frombuffer(values), np.frombuffer(counts, np.int64)), pos + cut + 1
+        pos += cut
+        first = False
 
 
 def _row_sums(src, start: int, key: str) -> tuple[RowSums, int] | None:
@@ -352,11 +406,19 @@ def _scan_rows(src, start: int, key: str, keep) -> tuple[np.ndarray, int] | None
 
 
 _BRACKETS_TO_SPACE = bytes.maketrans(b"[]", b"  ")
-_POW10 = np.array([10.0**k for k in range(23)])  # exact doubles up to 1e22
-_POW10_WIDE = np.array([np.longdouble(10) ** k for k in range(330)], dtype=np.longdouble)
 _EXPONENT_TO_COMMA = bytes.maketrans(b"[]eE", b"  ,,")
 _EXACT = 2**53  # integers below this convert to double exactly
-_SATURATED = np.iinfo(np.int64).max  # what the integer parser returns on overflow
+_SATURATED = (1 << 63) - 1  # int64's largest: what the integer parser returns on overflow
+
+
+@functools.cache
+def _pow10(wide: bool = False) -> np.ndarray:
+    """Powers of ten: exact doubles up to 1e22, or extended precision up to 1e329 (`wide`).
+
+    Made at first use, not at import: a build whose runs are all cached never loads numpy."""
+    if wide:
+        return np.array([np.longdouble(10) ** k for k in range(330)], dtype=np.longdouble)
+    return np.array([10.0**k for k in range(23)])
 
 
 def decimal_rows(
@@ -451,10 +513,10 @@ def decimal_rows(
     if mant.min() < 0 or mant.max() == _SATURATED:
         return None
     if not has_exp:  # scale = -frac, within the exact powers of ten
-        powers = _POW10[frac]
+        powers = _pow10()[frac]
         values = mant / powers if mant.max() < _EXACT else _divide_wide(mant, powers)
         return values, counts.astype(np.int64)
-    if np.abs(scale).max() >= _POW10_WIDE.size:
+    if np.abs(scale).max() >= _pow10(wide=True).size:
         return None
     return _scale(mant, scale), counts.astype(np.int64)
 
@@ -465,8 +527,8 @@ def _scale(mant: np.ndarray, scale: np.ndarray) -> np.ndarray:
     down = scale < 0
     if np.all(down) and np.all(scale >= -22):  # plain decimals, no exponent: the common case
         if np.all(exact):
-            return mant / _POW10[-scale]
-        return _divide_wide(mant, _POW10[-scale])
+            return mant / _pow10()[-scale]
+        return _divide_wide(mant, _pow10()[-scale])
     values = np.empty(mant.size)
     for part, wide, below in (
         (exact & down, False, True),
@@ -477,7 +539,7 @@ def _scale(mant: np.ndarray, scale: np.ndarray) -> np.ndarray:
         if not np.any(part):
             continue
         m = mant[part].astype(np.longdouble) if wide else mant[part].astype(np.float64)
-        powers = (_POW10_WIDE if wide else _POW10)[np.abs(scale[part])]
+        powers = _pow10(wide)[np.abs(scale[part])]
         values[part] = m / powers if below else m * powers
     return values
 

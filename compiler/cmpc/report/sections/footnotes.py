@@ -96,6 +96,9 @@ def _fn_latency(ctx: Context) -> Md:
             Md("Percentiles: numpy's `{}` method over per-request values").format(method)
             + (Md(" (Hyndman\u2013Fan type 7).") if method == "linear" else Md("."))
         )
+    pooled = _pooled(ctx, lat.get("statistic") or "median", metric)
+    if pooled is not None:
+        parts.append(pooled)
     read = lat.get("read") or "steffen"
     parts.append(
         Md(
@@ -114,6 +117,53 @@ def _fn_latency(ctx: Context) -> Md:
             text += Md(" at ") + Md(", ").join(statistic_name(s) for s in sorted(stats))
         parts.append(text + Md("; cmpc did not recompute them."))
     return Md(" ").join(parts)
+
+
+def _pooled(ctx: Context, statistic: str, metric: str) -> Md | None:
+    """Repetitions pooled (results.json `systems.*.pooled`): the statistic over every request
+    of the runs at one load, and how it was computed (exact, or merged sketches)."""
+    shown: list[Md] = []
+    methods: set[tuple[str, object]] = set()
+    for name in ctx.order:
+        for group in get_in(ctx.systems, name, "pooled") or ():
+            value = (group.get("latency_s") or {}).get(statistic)
+            if not is_number(value):
+                continue
+            pairs = sorted((group.get("load") or {}).items())
+            load = ", ".join(f"{k} {v}" for k, v in pairs)
+            runs = group.get("runs") or ()
+            ms = ctx.fig.add(  # a displayed number: a row of figures.csv
+                f"{name}.pooled.{'.'.join(f'{k}_{v}' for k, v in pairs)}.{statistic}",
+                f"{statistic} {metric} over every request of the runs at {load} "
+                f"({group.get('method')})",
+                1000.0 * value,
+                "ms",
+                number(1000.0 * value),
+                system=name,
+                source="; ".join(str(r) for r in runs),
+            )
+            shown.append(
+                Md("{} at {}: {} ms over {} requests of {} runs").format(
+                    ctx.label(name), load, ms, number(group.get("values")), number(len(runs))
+                )
+            )
+            methods.add((str(group.get("method")), group.get("relative_accuracy")))
+    if not shown:
+        return None
+    if {m for m, _ in methods} == {"ddsketch"}:
+        alphas = sorted({a for _, a in methods if is_number(a)})
+        how = Md(
+            "from the runs' DDSketches merged on the client (bins added, so any order gives the "
+            "same sketch), not exact: each within ±{} (relative) of the pooled value of rank "
+            "⌊q·(n−1)⌋"
+        ).format(Md(", ").join(percent(a) for a in alphas))
+    else:
+        how = Md("exact, numpy's `{}` method over the pooled values").format(
+            ", ".join(sorted(m for m, _ in methods))
+        )
+    return Md("Repetitions pooled (runs of one system at one load): the {} of {}, {}: {}.").format(
+        statistic_name(statistic), METRIC_NAMES.get(metric, metric), how, Md("; ").join(shown)
+    )
 
 
 def _fn_tokens(ctx: Context) -> Md:

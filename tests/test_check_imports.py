@@ -1,0 +1,39 @@
+"""`cmpc check` of a valid spec imports only what it runs (issue 19: start-up <= 6x python)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SPEC = REPO / "specs" / "mi355x-vs-b300.cmp"
+# Each was on the path of `cmpc check` and is not needed there: the parser's generator, package
+# data readers, what only builds, schema failures or diagnostics use.
+NOT_ON_THE_CHECK_PATH = (
+    *("lark", "importlib.resources", "jsonschema", "numpy", "jinja2", "tomllib"),
+    *("difflib", "tempfile", "shutil", "secrets"),  # did-you-mean, writes, tempfile's probe
+    *("cmpc.check.capacity", "cmpc.check.claims", "cmpc.check.uncertainty", "cmpc.check.fleet"),
+)
+PROBE = """
+import sys, cmpc.cli
+code = cmpc.cli.main(["check", sys.argv[1]])
+print(code, " ".join(sorted(m for m in sys.argv[2:] if m in sys.modules)))
+"""
+
+
+@pytest.fixture(scope="module")
+def imported() -> tuple[str, set[str]]:
+    run = [sys.executable, "-c", PROBE, str(SPEC), *NOT_ON_THE_CHECK_PATH]
+    subprocess.run(run, capture_output=True, check=True)  # notes the IR valid (ir/schema.py)
+    out = subprocess.run(run, capture_output=True, text=True, check=True).stdout.split()
+    return out[0], set(out[1:])
+
+
+@pytest.mark.parametrize("module", NOT_ON_THE_CHECK_PATH)
+def test_check_of_a_valid_spec_does_not_import(imported, module):
+    code, modules = imported
+    assert code == "0", "the spec should check cleanly"
+    assert module not in modules

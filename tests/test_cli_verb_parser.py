@@ -1,0 +1,66 @@
+"""The command line builds the arguments of the verb that runs only, and parses as before."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from cmpc import cli
+
+COMMAND_LINES = [
+    ["check", "a.cmp", "b.cmp", "--format", "json"],
+    ["fmt", "--check", "a.cmp"],
+    ["init", "kimi"],
+    ["explain", "E001"],
+    ["stats", "run.json", "--percentiles", "50,99", "--slo", "ttft=2000", "--json"],
+    ["build", "a.cmp", "--set", "cost.utilization=40%", "--unset", "x.y", "--quiet"],
+    ["diff", "old", "new", "--format", "json", "--fail-on", "flip"],
+    ["compare", "a.json", "b.json", "--gpus", "8", "--price-a", "2.5"],
+    ["cache", "clear", "specs"],
+    ["sweep", "r.json", "--at", "50", "--method", "linear", "--json"],
+]
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+@pytest.mark.parametrize("argv", COMMAND_LINES, ids=lambda argv: argv[0])
+def test_the_verbs_parser_reads_what_the_full_one_reads(argv):
+    assert vars(cli.build_parser(argv[0]).parse_args(argv)) == vars(
+        cli.build_parser().parse_args(argv)
+    )
+
+
+def test_only_the_running_verb_gets_its_arguments():
+    built = _subparsers(cli.build_parser("check"))
+    assert sorted(built) == sorted(argv[0] for argv in COMMAND_LINES)  # all listed, for help
+    options = {name: {a.dest for a in p._actions} - {"help"} for name, p in built.items()}
+    assert options["check"] == {"specs", "format"}
+    assert not options["build"] and not options["stats"]
+
+
+def test_help_and_unknown_verbs_list_every_verb(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    listed = capsys.readouterr().out
+    assert all(f"    {argv[0]}" in listed for argv in COMMAND_LINES)
+
+
+@pytest.mark.parametrize("columns", [None, "57", "0", "wide", "-3", "200"])
+def test_help_is_as_wide_as_argparse_makes_it(monkeypatch, columns):
+    import shutil
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert cli._terminal_columns() == shutil.get_terminal_size().columns
+    reference = cli.build_parser("build")
+    for parser in [reference, *_subparsers(reference).values()]:
+        parser.formatter_class = argparse.HelpFormatter
+    assert cli.build_parser("build").format_help() == reference.format_help()
+    build = _subparsers(cli.build_parser("build"))["build"]
+    assert build.format_help() == _subparsers(reference)["build"].format_help()

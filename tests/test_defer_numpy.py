@@ -1,0 +1,83 @@
+"""numpy deferred on `cmpc build`: loaded at its first use, never by a build that computes none."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+# a build through the command line, in a fresh interpreter; then whether numpy was loaded
+BUILD = """
+import sys
+from cmpc.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exit:
+    assert not exit.code, exit.code
+print("numpy loaded:", "numpy._core" in sys.modules)
+"""
+
+
+def _build(spec: Path, out: Path, *args: str) -> str:
+    run = subprocess.run(
+        [sys.executable, "-c", BUILD, "build", str(spec), "-o", str(out), "--quiet", *args],
+        capture_output=True,
+        text=True,
+        cwd=spec.parent,
+    )
+    assert run.returncode == 0, run.stderr
+    return run.stdout.strip().splitlines()[-1]
+
+
+def _same_outputs(a: Path, b: Path) -> None:
+    names = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    assert names == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    for name in names:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def test_a_build_of_reported_figures_never_loads_numpy(tmp_path, monkeypatch):
+    from cmpc.build.pipeline import build_spec
+
+    monkeypatch.chdir(tmp_path)  # as the child runs: reports name the spec from here
+
+    spec = tmp_path / "spec.cmp"
+    shutil.copy(REPO / "specs" / "mi355x-vs-b300.cmp", spec)
+    price = "system.b300.price=2.40 USD/gpu/h"
+    assert _build(spec, tmp_path / "lazy", "--set", price) == "numpy loaded: False"
+    eager = build_spec(str(spec), out_dir=str(tmp_path / "eager"), sets=[price])  # numpy loaded
+    assert eager.code == 0, eager.diagnostics
+    _same_outputs(tmp_path / "lazy", tmp_path / "eager")
+
+
+def test_a_build_that_reads_runs_loads_numpy_at_first_use(tmp_path, monkeypatch):
+    from cmpc.build.pipeline import build_spec
+
+    monkeypatch.chdir(tmp_path)
+
+    shutil.copytree(REPO / "specs" / "data" / "synthetic", tmp_path / "data" / "synthetic")
+    spec = tmp_path / "sweep.cmp"
+    shutil.copy(REPO / "specs" / "synthetic-sweep.cmp", spec)
+    assert _build(spec, tmp_path / "lazy", "--no-cache") == "numpy loaded: True"
+    eager = build_spec(str(spec), out_dir=str(tmp_path / "eager"))
+    assert eager.code == 0, eager.diagnostics
+    _same_outputs(tmp_path / "lazy", tmp_path / "eager")
+
+
+def test_a_deferred_package_imports_its_submodules_and_loads_once():
+    probe = """
+import sys
+from cmpc import _defer
+assert _defer.defer("numpy") and not _defer.loaded("numpy")
+import numpy as np
+from numpy.typing import NDArray  # a submodule: loads the package first, no circular import
+assert _defer.loaded("numpy") and np.ndarray is sys.modules["numpy"].ndarray
+assert not _defer.defer("numpy")  # imported: nothing changes
+print(int(np.arange(4).sum()))
+"""
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "6"
