@@ -30,6 +30,7 @@ IR_DEFS = {
     ir.Parallelism: "parallelism",
     ir.Runs: "runs",
     ir.ReportedPoint: "reported_point",
+    ir.PublishedInterval: "published_interval",
     ir.Reported: "reported",
     ir.System: "system",
     ir.Cost: "cost",
@@ -58,6 +59,7 @@ WORD_SETS = [
     (V.CLAIM_KINDS, V.ClaimKind),
     (V.SCOPES, V.Scope),
     (V.FORMATS, V.Format),
+    (V.INTERVAL_FIGURES, V.IntervalFigure),
     (V.SENSITIVITY_PARAMETERS, V.SensitivityParameter),
     (V.INTERVAL_METHODS, V.IntervalMethod),
     # `tie` (the tie band) is the one sensitivity key that is not a parameter

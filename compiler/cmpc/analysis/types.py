@@ -208,8 +208,25 @@ class RunInterval(TypedDict):
     throughput_per_gpu_ci: list[float] | None
 
 
+IntervalBasis = Literal["computed", "declared", "derived"]
+
+
+class PublishedInterval(TypedDict):
+    figure: Literal["throughput", "ratio"]
+    confidence: float
+    low: float
+    high: float
+    unit: str  # the figure's: its reported throughput unit, or `x` for a ratio
+    source: str
+    source_title: str | None
+    as_of: str
+    basis: Literal["declared"]
+
+
 class SystemUncertainty(TypedDict):
     throughput_per_gpu_ci: list[float] | None
+    interval_basis: IntervalBasis | None  # computed by cmpc, or declared (published by a source)
+    published_intervals: list[PublishedInterval]
     reachable_share: float | None  # replicates whose frontier reaches the target
     runs: list[RunInterval]
     repetitions: list[Repetition]
@@ -441,6 +458,8 @@ class HeadlineUncertainty(TypedDict):
     within_noise: bool | None
     cost_within_noise: bool | None
     interval_note: str | None
+    interval_basis: IntervalBasis | None  # computed, declared (as published) or derived from those
+    interval_assumption: str | None  # how a declared or derived interval was found
 
 
 class Headline(Ratios, HeadlineUncertainty):

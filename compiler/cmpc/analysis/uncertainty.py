@@ -17,6 +17,12 @@ import numpy as np
 from cmpc.analysis import types as T
 from cmpc.analysis.comparisons import LOAD_KEYS
 from cmpc.analysis.hardware import gpu_count
+from cmpc.analysis.published import (
+    computed_spread,
+    published_entries,
+    ratio_interval,
+    read_interval,
+)
 from cmpc.analysis.readmemo import read_key, remembered
 from cmpc.analysis.reads import by_latency
 from cmpc.analysis.tokens import accounting
@@ -252,12 +258,21 @@ def system_uncertainty(
     if not comparison.uncertainty.enabled:
         return None
     if reps is None or found is None:
+        system = comparison.system(result["name"])
+        published = published_entries(comparison, system)
+        declared = read_interval(system, result["at_target"]["throughput_per_gpu"])
         why = (
-            "reported figures carry no interval (no per-request data)"
+            None
+            if declared is not None
+            else "reported figures carry no interval (no per-request data)"
+            if result["data"] == "reported" and not published
+            else "reported figures carry no interval beyond those their source published"
             if result["data"] == "reported"
             else "a run file holds no per-request data (aggregate figures only)"
         )
-        return {"throughput_per_gpu_ci": None, "reachable_share": None, "runs": [],
+        return {"throughput_per_gpu_ci": declared,
+                "interval_basis": "declared" if declared is not None else None,
+                "published_intervals": published, "reachable_share": None, "runs": [],
                 "repetitions": [], "run_to_run": "unknown", "note": why}  # fmt: skip
     at = result["at_target"]
     reads = found.boot
@@ -302,6 +317,8 @@ def system_uncertainty(
     finite = np.isfinite(reads)
     return {
         "throughput_per_gpu_ci": as_list(read_ci),
+        "interval_basis": "computed" if read_ci is not None else None,
+        "published_intervals": [],
         "reachable_share": float(np.mean(finite)) if reads.size else None,
         "runs": runs,
         "repetitions": repetitions,
@@ -327,6 +344,8 @@ def headline_uncertainty(
         "within_noise": None,
         "cost_within_noise": None,
         "interval_note": None,
+        "interval_basis": None,
+        "interval_assumption": None,
     }
     if head is None or not u.enabled:
         return empty
@@ -334,7 +353,12 @@ def headline_uncertainty(
     ratio, per_gpu = head["throughput_ratio"], head["per_gpu_throughput_ratio"]
     if a is None or b is None:
         empty["interval_note"] = "a side's figures are reported, not measured (no per-request data)"
-        return empty
+        level = u.confidence
+        computed = {  # a measured side's read interval, for a mixed comparison
+            name: computed_spread(r.point, as_list(ci(comparison, r.boot, r.point)), level)
+            for name, r in reads.items()
+        }
+        return ratio_interval(comparison, head, empty, computed)
     if ratio is None or not per_gpu or not a.point or not b.point:
         return empty
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -353,4 +377,6 @@ def headline_uncertainty(
         "within_noise": within_noise(ratio_ci, band) if ratio_ci else None,
         "cost_within_noise": within_noise(cost_ci, band) if cost_ci else None,
         "interval_note": None,
+        "interval_basis": "computed" if ratio_ci is not None else None,
+        "interval_assumption": None,
     }

@@ -10,6 +10,7 @@ from cmpc.check.context import (
     text_of,
 )
 from cmpc.check.decode import decode, decode_options
+from cmpc.check.published import read_intervals
 from cmpc.check.values import Field
 from cmpc.ir import model as ir
 from cmpc.language import ranges, units
@@ -68,7 +69,7 @@ def read_reported(ctx: Context, field: Field, pointer: str, system: str) -> ir.R
     ctx.origin(pointer, field.span)
     block = decode(ctx, field, V.REPORTED, ir.Reported)
     source = _source_name(ctx, block.field("source"), "inferencex")
-    throughput = unit = at = None
+    throughput = unit = at = dimension = None
     throughput_field = block.field("throughput")
     if throughput_field is not None:
         positional, options = decode_options(ctx, throughput_field, V.THROUGHPUT)
@@ -80,7 +81,7 @@ def read_reported(ctx: Context, field: Field, pointer: str, system: str) -> ir.R
             units.TOKEN_RATE,
         )
         if got:
-            throughput, unit = got[0], _UNITS[got[1]]
+            throughput, unit, dimension = got[0], _UNITS[got[1]], got[1]
     ratio = ratio_to = None
     ratio_field = block.field("ratio")
     if ratio_field is not None:
@@ -124,6 +125,13 @@ def read_reported(ctx: Context, field: Field, pointer: str, system: str) -> ir.R
             field.key_span,
             help="e.g. `ratio 1.244 to b300` or `throughput 2600 tok/s/gpu at 50 tok/s/user`",
         )
+    published = read_intervals(
+        ctx,
+        block.all("interval"),
+        None if throughput is None or dimension is None else (throughput, dimension),
+        ratio,
+        ratio_to == system,
+    )
     if source is None:
         return None
     return ir.Reported(
@@ -135,6 +143,7 @@ def read_reported(ctx: Context, field: Field, pointer: str, system: str) -> ir.R
         ratio=ratio,
         ratio_to=ratio_to,
         points=tuple(points),
+        intervals=published,
         cache_hit_rate=block["cache_hit_rate"],
         input_share=block["input_share"],
         notes=block["notes"],

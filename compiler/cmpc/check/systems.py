@@ -107,7 +107,26 @@ def read_system(
     node_count(ctx, system, one.get("gpus_per_node"), one.get("nodes"))
     billed_count(ctx, system, one.get("billed_gpus"))
     reported_statistic(ctx, system, latency, latency_ok, one.get("reported"))
+    for misplaced in block.all("interval"):
+        interval_outside_reported(ctx, system, misplaced)
     return system
+
+
+def interval_outside_reported(ctx: Context, system: ir.System, field: Field) -> None:
+    """A published interval belongs to a reported figure; runs get intervals cmpc computes."""
+    where = (
+        "cmpc computes its intervals from the runs' per-request data"
+        if system.runs is not None
+        else "a published interval goes inside `reported { ... }`, next to its figure"
+    )
+    ctx.warn(
+        "W139",
+        f"`{system.name}` declares a published interval outside `reported`: it is not used",
+        field.span,
+        label="not used",
+        notes=(where,),
+        help="move it into `reported { ... }`, or drop it for measured runs",
+    )
 
 
 def read_accelerator(

@@ -391,6 +391,7 @@ class Reader:
                 and a.value in allowed
                 and not _is_name_valued(atoms[i - 1])
                 and not (field.key == "slo" and _names_statistic(atoms[i - 1]))
+                and not (field.key == "interval" and a.value == "source")  # its own option
             ),
             None,
         )

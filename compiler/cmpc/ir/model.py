@@ -13,6 +13,7 @@ from cmpc.language.vocabulary import (
     CostBasis,
     CostPriceBasis,
     Format,
+    IntervalFigure,
     IntervalMethod,
     Metric,
     NormalizeUnit,
@@ -207,6 +208,21 @@ class ReportedPoint:
 
 
 @dataclass(frozen=True)
+class PublishedInterval:
+    """An interval a source published for one reported figure; cmpc carries it, never computes it.
+
+    `low`/`high` are in the figure's own unit (the reported throughput's, or a plain ratio).
+    """
+
+    figure: IntervalFigure
+    confidence: float
+    low: float
+    high: float
+    source: str
+    as_of: str
+
+
+@dataclass(frozen=True)
 class Reported:
     """Figures published by a source instead of measured here; never re-aggregated."""
 
@@ -218,9 +234,14 @@ class Reported:
     ratio: float | None = None
     ratio_to: str | None = None
     points: tuple[ReportedPoint, ...] = ()
+    intervals: tuple[PublishedInterval, ...] = ()
     cache_hit_rate: float | None = None
     input_share: float | None = None
     notes: str | None = None
+
+    def interval(self, figure: IntervalFigure) -> PublishedInterval | None:
+        """The interval published for `figure`, if one is declared."""
+        return next((i for i in self.intervals if i.figure == figure), None)
 
 
 @dataclass(frozen=True)

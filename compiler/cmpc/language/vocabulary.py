@@ -67,6 +67,7 @@ Format = Literal[
 TargetForm = Literal["interactivity", "latency"]
 PoolRole = Literal["prefill", "decode"]
 ReportedUnit = Literal["tok/s/gpu", "tok/s/node", "tok/s"]
+IntervalFigure = Literal["throughput", "ratio"]
 
 ROLES: tuple[Role, ...] = get_args(Role)
 STATUSES: tuple[Status, ...] = get_args(Status)
@@ -275,6 +276,7 @@ SYSTEM = BlockSpec(
         KeySpec("cache_hit_rate"),
         KeySpec("runs"),
         KeySpec("reported", "block"),
+        KeySpec("interval", repeats=True, field=""),  # belongs in `reported`: W139
     ),
 )
 ACCELERATOR = BlockSpec("accelerator", (KeySpec("x", "integer", field="count"),))
@@ -340,6 +342,7 @@ REPORTED = BlockSpec(
         KeySpec("throughput"),
         KeySpec("ratio"),
         KeySpec("point", repeats=True, field="points"),
+        KeySpec("interval", repeats=True, field="intervals"),
         KeySpec("cache_hit_rate", "share"),
         KeySpec("input_share", "share"),
         KeySpec("notes", "text"),
@@ -348,6 +351,9 @@ REPORTED = BlockSpec(
 THROUGHPUT = BlockSpec("throughput", (KeySpec("at", "quantity", dimension=units.INTERACTIVITY),))
 RATIO = BlockSpec("ratio", (KeySpec("to"),))
 POINT = BlockSpec("point", (KeySpec("conc", "number", range=ranges.RATIO),))
+# a published interval: `interval throughput 95% 2480 to 2720 tok/s/gpu source ix as_of DATE`
+INTERVAL = BlockSpec("interval", (KeySpec("source"), KeySpec("as_of", "date")))
+INTERVAL_FIGURES: tuple[IntervalFigure, ...] = get_args(IntervalFigure)
 COST = BlockSpec(
     "cost",
     (

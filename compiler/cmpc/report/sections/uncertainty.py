@@ -17,6 +17,7 @@ from cmpc.report.text import (
     ratio,
 )
 
+NOT_COMPUTED = "Intervals: no figure here comes from per-request data, so cmpc computed none."
 METHOD_NAMES = {"percentile": "percentile"}
 
 
@@ -96,15 +97,46 @@ def footnote(ctx: Context) -> Md | None:
             number(u.get("seed")),
         )
     ]
+    if not any((ctx.systems.get(n) or {}).get("data") == "runs" for n in ctx.order):
+        parts = [Md(NOT_COMPUTED)]  # reported figures only: no bootstrap ran
     for name in ctx.order:
         s = ctx.systems.get(name) or {}
         su = s.get("uncertainty") or {}
         if su.get("note"):
             parts.append(Md("{}: {}.").format(ctx.label(name), escape_prose(su["note"])))
+        parts.extend(_published(ctx, name, p) for p in su.get("published_intervals") or [])
     h = ctx.results.get("headline") or {}
     if h.get("interval_note"):
         parts.append(Md("Headline: {}.").format(escape_prose(h["interval_note"])))
+    if h.get("interval_assumption"):
+        parts.append(
+            Md(
+                "Headline: the ratio's interval is {}; it is what the verdict on noise uses."
+            ).format(escape_prose(h["interval_assumption"]))
+        )
     return Md(" ").join(parts)
+
+
+def _declared_level(su: JsonObject) -> Md:
+    levels = [p.get("confidence") for p in su.get("published_intervals") or []]
+    level = next((v for v in levels if is_number(v)), None)
+    return Md("{:g}%").format(round(level * 100, 1)) if level is not None else Md("\u2014")
+
+
+def _published(ctx: Context, name: str, p: JsonObject) -> Md:
+    """`A: interval published by SOURCE (DATE), not computed by cmpc: throughput 95% ...`."""
+    unit = p.get("unit")
+    ends = Md("{} to {}").format(number(p.get("low")), number(p.get("high")))
+    if unit and unit != "x":
+        ends += Md(" ") + escape(unit)
+    return Md("{}: interval published by {} ({}), not computed by cmpc: {} {} {}.").format(
+        ctx.label(name),
+        escape(p.get("source_title") or p.get("source") or ""),
+        escape(p.get("as_of") or ""),
+        escape(p.get("figure") or ""),
+        Md("{:g}%").format(round((p.get("confidence") or 0) * 100, 1)),
+        ends,
+    )
 
 
 def _ci_text(pair: tuple[float, float] | None, fmt: Any = number) -> Md:
@@ -141,6 +173,8 @@ def intervals(ctx: Context) -> JsonObject:
                     "read": shown(at.get("throughput_per_gpu")),
                     "interval": _ci_text(pair, shown)
                     if s.get("data") != "reported"
+                    else _ci_text(pair, shown) + Md(" (published, {})").format(_declared_level(su))
+                    if pair is not None
                     else Md("none (reported figures)"),
                     "reachable": percent(su.get("reachable_share"))
                     if is_number(su.get("reachable_share"))
