@@ -86,7 +86,9 @@ def describe(
     for start in range(0, n, _BLOCK):
         part = x[start : start + _BLOCK]
         block = np.subtract(part, mean, out=scratch[: part.size])
-        total += float(np.dot(block, block))
+        # numpy's pairwise sum, not np.dot: BLAS splits a long dot over threads, so its last
+        # digits would follow the machine's core count
+        total += float(np.add.reduce(np.multiply(block, block, out=block)))
     std = float(np.sqrt(total / n))
     low, high = float(np.min(x)), float(np.max(x))
     q = np.true_divide(np.array([float(k) for k in keys], dtype=np.float64), 100)
