@@ -11,7 +11,7 @@ import numpy as np
 from cmpc.analysis import types as T
 from cmpc.analysis.economics import hourly_cost
 from cmpc.analysis.hardware import gpu_count, used_share
-from cmpc.analysis.reads import by_latency, measured_runs
+from cmpc.analysis.reads import by_latency, measured_runs, point_json
 from cmpc.analysis.tokens import cost_basis_matches
 from cmpc.analysis.uncertainty import (
     SystemReplicates,
@@ -19,6 +19,7 @@ from cmpc.analysis.uncertainty import (
     ci,
     read_rows,
     replicates_of,
+    speed_of,
 )
 from cmpc.compute.cost import cost_per_million_tokens
 from cmpc.compute.fleet import (
@@ -58,20 +59,7 @@ def _replicate_rows(
 
 
 def _speed(reps: SystemReplicates) -> np.ndarray:
-    lat = np.stack([r.latency_s for r in reps.runs])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out: np.ndarray = np.where(lat > 0, 1.0 / lat, np.nan)
-    return out
-
-
-def _point(p: Point) -> T.PointResult:
-    return {
-        "interactivity_tok_s_user": p.interactivity,
-        "throughput_per_gpu": p.throughput,
-        "concurrency": p.concurrency,
-        "label": p.label,
-        "request_rate": p.request_rate,
-    }
+    return speed_of(np.stack([r.latency_s for r in reps.runs]))
 
 
 def _frontier(result: T.SystemResult) -> tuple[Point, ...]:
@@ -115,13 +103,13 @@ def _cost_cap(
         throughput: float | None = None
         if int(status[0]) == MET and speed is not None:
             k = max(i for i, p in enumerate(frontier) if p.throughput >= need)
-            knots = [_point(frontier[k]), _point(frontier[k + 1])]
+            knots = [point_json(frontier[k]), point_json(frontier[k + 1])]
             throughput = need
         elif int(status[0]) == AT_LEAST:
-            knots = [_point(frontier[-1])]
+            knots = [point_json(frontier[-1])]
             throughput = frontier[-1].throughput
         elif frontier:
-            knots = [_point(frontier[0])]  # the cheapest point per token, still above the cap
+            knots = [point_json(frontier[0])]  # the cheapest point per token, still above the cap
             throughput = frontier[0].throughput
         entry: T.CostCapRead = {
             "scenario": scenario,

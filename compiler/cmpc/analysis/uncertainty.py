@@ -194,7 +194,8 @@ def _with_lower_bounds(
     return np.where(below, best, values)
 
 
-def _speed_of(latency: np.ndarray) -> np.ndarray:
+def speed_of(latency: np.ndarray) -> np.ndarray:
+    """Interactivity (1 / latency per token); NaN where the latency is not positive."""
     with np.errstate(divide="ignore", invalid="ignore"):
         out: np.ndarray = np.where(latency > 0, 1.0 / latency, np.nan)
     return out
@@ -209,7 +210,7 @@ def read_replicates(
     tput = np.stack([r.per_gpu for r in reps.runs])
     drawn = reps.drawn(comparison.uncertainty.seed)
     columns = np.arange(size)[:, None]
-    speed = _speed_of(lat[:, :size]).T[columns, drawn]  # (replicates, runs)
+    speed = speed_of(lat[:, :size]).T[columns, drawn]  # (replicates, runs)
     return Reads(read_rows(comparison, speed, tput[:, :size].T[columns, drawn]), point)
 
 
@@ -221,11 +222,11 @@ def read_jackknife(comparison: ir.Comparison, reps: SystemReplicates) -> np.ndar
     tput = np.stack([r.per_gpu for r in reps.runs])[:, size:]
     runs, groups = lat.shape
     jack_speed = np.tile(
-        _speed_of(np.array([_nan(r.point.latency_s) for r in reps.runs])), (runs * groups, 1)
+        speed_of(np.array([_nan(r.point.latency_s) for r in reps.runs])), (runs * groups, 1)
     )
     jack_tput = np.tile(np.array([_nan(r.estimate) for r in reps.runs]), (runs * groups, 1))
     unit = np.arange(runs * groups)
-    jack_speed[unit, unit // groups] = _speed_of(lat).ravel()
+    jack_speed[unit, unit // groups] = speed_of(lat).ravel()
     jack_tput[unit, unit // groups] = tput.ravel()
     return read_rows(comparison, jack_speed, jack_tput)
 
