@@ -11,27 +11,11 @@ import pytest
 
 from cmpc.build.pipeline import build_spec
 
-REPO = Path(__file__).resolve().parents[2]
-SPECS = REPO / "specs"
-
-
-def _build(spec: Path, out: Path, *sets: str) -> tuple[dict, str]:
-    outcome = build_spec(str(spec), out_dir=str(out), sets=list(sets))
-    assert outcome.code == 0, outcome.diagnostics
-    return json.loads((out / "results.json").read_text()), (out / "report.md").read_text()
-
-
-@pytest.fixture
-def sweep_copy(tmp_path: Path) -> Path:
-    """The synthetic sweep's spec and runs, copied so a test may change them."""
-    shutil.copytree(SPECS / "data" / "synthetic", tmp_path / "data" / "synthetic")
-    spec = tmp_path / "sweep.cmp"
-    shutil.copy(SPECS / "synthetic-sweep.cmp", spec)
-    return spec
+from .builds import SPECS, build
 
 
 def test_the_headline_from_runs_carries_its_interval(tmp_path):
-    results, report = _build(SPECS / "synthetic-sweep.cmp", tmp_path / "o")
+    results, report, _ = build(SPECS / "synthetic-sweep.cmp", tmp_path / "o")
     head = results["headline"]
     low, high = head["throughput_ratio_ci"]
     assert low < head["throughput_ratio"] < high < 1  # alpha's deficit is not noise
@@ -49,12 +33,12 @@ def test_the_headline_from_runs_carries_its_interval(tmp_path):
 
 
 def test_intervals_off_and_another_seed(tmp_path):
-    off, report = _build(SPECS / "synthetic-sweep.cmp", tmp_path / "off", "uncertainty=off")
+    off, report, _ = build(SPECS / "synthetic-sweep.cmp", tmp_path / "off", "uncertainty=off")
     assert off["headline"]["throughput_ratio_ci"] is None and off["headline"]["confidence"] is None
     assert "CI" not in report and off["systems"]["alpha"]["uncertainty"] is None
-    other, _ = _build(SPECS / "synthetic-sweep.cmp", tmp_path / "s2", "uncertainty.seed=2")
-    same, _ = _build(SPECS / "synthetic-sweep.cmp", tmp_path / "s1")
-    _build(SPECS / "synthetic-sweep.cmp", tmp_path / "s1b")
+    other, _, _ = build(SPECS / "synthetic-sweep.cmp", tmp_path / "s2", "uncertainty.seed=2")
+    same, _, _ = build(SPECS / "synthetic-sweep.cmp", tmp_path / "s1")
+    build(SPECS / "synthetic-sweep.cmp", tmp_path / "s1b")
     assert other["headline"]["throughput_ratio_ci"] != same["headline"]["throughput_ratio_ci"]
     assert (tmp_path / "s1" / "results.json").read_bytes() == (
         tmp_path / "s1b" / "results.json"
@@ -62,7 +46,7 @@ def test_intervals_off_and_another_seed(tmp_path):
 
 
 def test_reported_figures_carry_no_interval_and_say_so(tmp_path):
-    results, report = _build(SPECS / "mi355x-vs-b300.cmp", tmp_path / "o")
+    results, report, _ = build(SPECS / "mi355x-vs-b300.cmp", tmp_path / "o")
     assert results["headline"]["throughput_ratio_ci"] is None
     assert "reported" in results["headline"]["interval_note"]
     assert "The ratio carries no interval" in report
@@ -70,7 +54,7 @@ def test_reported_figures_carry_no_interval_and_say_so(tmp_path):
 
 
 def test_capacity_at_the_percentile_slos_on_the_synthetic_sweep(tmp_path):
-    results, report = _build(SPECS / "synthetic-sweep.cmp", tmp_path / "o")
+    results, report, _ = build(SPECS / "synthetic-sweep.cmp", tmp_path / "o")
     alpha = results["systems"]["alpha"]["capacity_at_slo"]
     beta = results["systems"]["beta"]["capacity_at_slo"]
     # alpha meets p99 ttft 500 ms / p99 tpot 40 ms at concurrency 32 (377 ms, 33.4 ms), not 64
@@ -95,7 +79,7 @@ def test_a_sweep_no_run_of_which_meets_the_slo_says_so(sweep_copy, tmp_path):
         "slo p99 ttft 500 ms p99 tpot 40 ms", "slo p99 ttft 5 ms p99 tpot 40 ms"
     )
     sweep_copy.write_text(text)
-    results, report = _build(sweep_copy, tmp_path / "o")
+    results, report, _ = build(sweep_copy, tmp_path / "o")
     for name in ("alpha", "beta"):
         cap = results["systems"][name]["capacity_at_slo"]
         assert not cap["met"] and cap["load"] is None
@@ -108,7 +92,7 @@ def test_repetitions_give_the_between_run_spread(sweep_copy, tmp_path):
     runs = sweep_copy.parent / "data" / "synthetic" / "alpha"
     for path in sorted(runs.glob("*.jsonl")):
         shutil.copy(path, path.with_name(path.stem + "-rep2.jsonl"))
-    results, report = _build(sweep_copy, tmp_path / "o")
+    results, report, _ = build(sweep_copy, tmp_path / "o")
     alpha = results["systems"]["alpha"]["uncertainty"]
     assert alpha["run_to_run"] == "measured" and alpha["note"] is None
     assert len(alpha["repetitions"]) == 7
