@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,23 +11,7 @@ import pytest
 from cmpc.build.pipeline import build_spec
 from cmpc.compute.frontier import Point, pareto_frontier, read_at
 
-REPO = Path(__file__).resolve().parents[2]
-SPECS = REPO / "specs"
-
-
-def _build(spec: Path, out: Path, *sets: str) -> tuple[dict, str, list]:
-    outcome = build_spec(str(spec), out_dir=str(out), sets=list(sets))
-    assert outcome.code == 0, outcome.diagnostics
-    results = json.loads((out / "results.json").read_text())
-    return results, (out / "report.md").read_text(), list(outcome.diagnostics)
-
-
-@pytest.fixture
-def sweep_copy(tmp_path: Path) -> Path:
-    shutil.copytree(SPECS / "data" / "synthetic", tmp_path / "data" / "synthetic")
-    spec = tmp_path / "sweep.cmp"
-    shutil.copy(SPECS / "synthetic-sweep.cmp", spec)
-    return spec
+from .builds import SPECS, build
 
 
 def _edit(spec: Path, old: str, new: str) -> None:
@@ -41,7 +24,7 @@ def test_the_showcase_reads_both_fleet_figures(tmp_path):
     """alpha: $2.00/GPU-h at 70% under a $1.00/Mtok cap needs 2e6 / (3600 x 0.7) = 793.65
     tok/s/gpu, between its conc-8 (66.6, 800.6) and conc-4 (81.9, 480.8) runs; users per MW at
     30 tok/s/user = output tok/s per GPU / 30 x 1e6 / 1200 W."""
-    results, report, _ = _build(SPECS / "synthetic-sweep.cmp", tmp_path / "o")
+    results, report, _ = build(SPECS / "synthetic-sweep.cmp", tmp_path / "o")
     fleet = results["fleet"]
     assert fleet["cost_cap_usd_per_million_tokens"] == 1.0 and fleet["utilization"] == 0.7
     alpha = fleet["systems"]["alpha"]
@@ -87,14 +70,14 @@ def test_a_cap_no_run_meets_and_one_every_run_meets(sweep_copy, tmp_path):
     """$0.10/Mtok needs 7,937 tok/s/gpu of alpha, above every run: no read. $50/Mtok needs
     15.9, below the fastest run: at least its interactivity, a lower bound, no ratio."""
     _edit(sweep_copy, "cost_cap 1.00 USD/Mtok", "cost_cap 0.10 USD/Mtok")
-    results, report, _ = _build(sweep_copy, tmp_path / "low")
+    results, report, _ = build(sweep_copy, tmp_path / "low")
     for name in ("alpha", "beta"):
         read = results["fleet"]["systems"][name]["cost_cap"][0]
         assert read["status"] == "cannot_meet" and read["interactivity_tok_s_user"] is None
         assert read["usd_per_million_tokens"] > 0.10  # the frontier's lowest cost
     assert report.count("cannot meet the cap") == 2
     _edit(sweep_copy, "cost_cap 0.10 USD/Mtok", "cost_cap 50 USD/Mtok")
-    results, report, _ = _build(sweep_copy, tmp_path / "high")
+    results, report, _ = build(sweep_copy, tmp_path / "high")
     alpha = results["fleet"]["systems"]["alpha"]
     read = alpha["cost_cap"][0]
     fastest = max(p["interactivity_tok_s_user"] for p in results["systems"]["alpha"]["frontier"])
@@ -104,11 +87,16 @@ def test_a_cap_no_run_meets_and_one_every_run_meets(sweep_copy, tmp_path):
     )
     assert ratio["ratio"] is None and "bound" in ratio["note"]
     assert "at least 104.3" in report
+    with (tmp_path / "high" / "figures.csv").open() as f:
+        row = next(
+            r for r in csv.DictReader(f) if r["id"] == "alpha.fleet.cost_cap.assumed.interactivity"
+        )
+    assert "a lower bound" in row["quantity"]  # the csv says what the report's "at least" says
 
 
 def test_no_power_means_no_users_per_megawatt_and_a_warning(sweep_copy, tmp_path):
     _edit(sweep_copy, "    power 1.2 kW basis provisioned source sample\n", "")
-    results, report, diagnostics = _build(sweep_copy, tmp_path / "o")
+    results, report, diagnostics = build(sweep_copy, tmp_path / "o")
     alpha = results["fleet"]["systems"]["alpha"]
     assert alpha["users_per_mw"] is None
     assert alpha["users_per_mw_note"] == "no power is declared for the system"
@@ -133,9 +121,9 @@ def test_no_price_means_no_cost_cap_read_and_a_warning(sweep_copy, tmp_path):
 
 def test_a_pue_divides_users_per_megawatt(sweep_copy, tmp_path):
     """PUE 1.25: a megawatt of facility power is 800 kW of IT power, so 1/1.25 the users."""
-    plain, _, _ = _build(sweep_copy, tmp_path / "plain")
+    plain, _, _ = build(sweep_copy, tmp_path / "plain")
     _edit(sweep_copy, "cost_cap 1.00 USD/Mtok", "cost_cap 1.00 USD/Mtok\n    pue 1.25")
-    with_pue, report, _ = _build(sweep_copy, tmp_path / "pue")
+    with_pue, report, _ = build(sweep_copy, tmp_path / "pue")
     for name in ("alpha", "beta"):
         a = plain["fleet"]["systems"][name]["users_per_mw"]
         b = with_pue["fleet"]["systems"][name]["users_per_mw"]
@@ -146,7 +134,7 @@ def test_a_pue_divides_users_per_megawatt(sweep_copy, tmp_path):
 
 def test_without_a_fleet_block_there_is_no_section(sweep_copy, tmp_path):
     _edit(sweep_copy, "  fleet {\n    cost_cap 1.00 USD/Mtok\n  }\n", "")
-    results, report, _ = _build(sweep_copy, tmp_path / "o")
+    results, report, _ = build(sweep_copy, tmp_path / "o")
     assert results["fleet"] is None and "Fleet planning" not in report
 
 
@@ -157,7 +145,7 @@ def test_reported_figures_have_no_frontier_to_read_and_say_so(tmp_path):
     spec.write_text(
         text.replace("  sensitivity {", "  fleet { cost_cap 0.25 USD/Mtok }\n\n  sensitivity {")
     )
-    results, report, _ = _build(spec, tmp_path / "o")
+    results, report, _ = build(spec, tmp_path / "o")
     for entry in results["fleet"]["systems"].values():
         assert entry["cost_cap"] == [] and "no frontier" in entry["cost_cap_note"]
         assert entry["users_per_mw"] is None
@@ -168,14 +156,16 @@ def test_reported_figures_have_no_frontier_to_read_and_say_so(tmp_path):
     assert "per million total tokens for 8x MI355X: no frontier" in report
 
 
-def test_a_ttft_target_gives_no_users_per_megawatt_and_names_no_rate(tmp_path):
-    """A TTFT target is no per-user token rate: each system says so, no `0 tok/s/user`."""
-    results, report, _ = _build(
+def test_a_ttft_target_gives_no_fleet_reads_and_names_no_rate(tmp_path):
+    """A TTFT target is no per-user token rate: 1/TTFT is no interactivity to cap or count."""
+    results, report, _ = build(
         SPECS / "synthetic-sweep.cmp", tmp_path / "o", "latency.metric=ttft",
         "latency.target=1000 ms",
     )  # fmt: skip
     for entry in results["fleet"]["systems"].values():
         assert entry["users_per_mw"] is None
         assert entry["users_per_mw_note"] == "the latency metric `ttft` is not a per-token rate"
+        assert entry["cost_cap"] == []
+        assert entry["cost_cap_note"] == "the latency metric `ttft` is not a per-token rate"
     assert "No concurrent users per megawatt for alpha (synthetic): the latency metric" in report
     assert "0 tok/s/user" not in report

@@ -178,8 +178,8 @@ def _users(
         return None, "no power is declared for the system", None
     if target is None:
         return None, "the comparison declares no target interactivity", None
-    if latency.metric not in V.PER_TOKEN_METRICS:
-        return None, f"the latency metric `{latency.metric}` is not a per-token rate", None
+    if (why := _not_per_token(comparison)) is not None:
+        return None, why, None
     if runs is None:
         return None, "reported figures state no output-token throughput at the target", None
     frontier = _output_frontier(system, runs)
@@ -283,6 +283,8 @@ def fleet(
         }
         if cap is None:
             entry["cost_cap_note"] = "no cost cap is declared"
+        elif (why := _not_per_token(comparison)) is not None:
+            entry["cost_cap_note"] = why
         elif not cost_basis_matches(comparison):
             entry["cost_cap_note"] = (
                 "the cost's token basis differs from the counted tokens: no cost per token"
@@ -352,6 +354,14 @@ def fleet(
         "ratios": ratios,
     }
     return out, found
+
+
+def _not_per_token(comparison: ir.Comparison) -> str | None:
+    """Why the frontier's x axis is no interactivity in tok/s/user (1/TTFT is not), else None."""
+    metric = comparison.latency.metric
+    if metric in V.PER_TOKEN_METRICS:
+        return None
+    return f"the latency metric `{metric}` is not a per-token rate"
 
 
 def _no_power(comparison: ir.Comparison, system: ir.System, index: int) -> Diagnostic:
