@@ -26,6 +26,9 @@ RATIO_NAMES = {
 BASES = {"measured": "measured", "tdp": "TDP", "provisioned": "provisioned all-in"}
 
 
+LOWER_BOUND = ", a lower bound"
+
+
 def _interval(found: object, fmt: Callable[[object], Md] = number) -> Md:
     got = pair(found)
     return Md("{} to {}").format(fmt(got[0]), fmt(got[1])) if got else Md(DASH)
@@ -36,8 +39,8 @@ def _cap_row(ctx: Context, name: str, read: JsonObject) -> JsonObject:
     fid = f"{name}.fleet.cost_cap.{read.get('scenario')}"
     speed = read.get("interactivity_tok_s_user")
     knots = read.get("knots") or []
-    shown = ctx.n(f"{fid}.interactivity", "highest interactivity within the cost cap", speed,
-                  "tok/s/user", speed_text, system=name)  # fmt: skip
+    what = "highest interactivity within the cost cap" + LOWER_BOUND * (status == "at_least")
+    shown = ctx.n(f"{fid}.interactivity", what, speed, "tok/s/user", speed_text, system=name)
     if status == "met":
         where = Md("between {} and {}").format(
             *(speed_text(k.get("interactivity_tok_s_user")) for k in knots[:2])
@@ -75,8 +78,8 @@ def _users_row(ctx: Context, name: str, entry: JsonObject) -> JsonObject:
     if not users:
         return {"system": ctx.label(name), "missing": escape_prose(entry.get("users_per_mw_note"))}
     fid = f"{name}.fleet.users_per_mw"
-    value = ctx.n(fid, "concurrent users per MW at the target", users.get("users_per_mw"),
-                  "users/MW", fixed(0), system=name)  # fmt: skip
+    what = "concurrent users per MW at the target" + LOWER_BOUND * bool(users.get("bound"))
+    value = ctx.n(fid, what, users.get("users_per_mw"), "users/MW", fixed(0), system=name)
     found = pair(users.get("users_per_mw_ci"))
     if found:
         ctx.fig.add(f"{fid}_ci_low", "users per MW, interval low", found[0], "users/MW",
