@@ -92,6 +92,7 @@ def test_a_cap_no_run_meets_and_one_every_run_meets(sweep_copy, tmp_path):
             r for r in csv.DictReader(f) if r["id"] == "alpha.fleet.cost_cap.assumed.interactivity"
         )
     assert "a lower bound" in row["quantity"]  # the csv says what the report's "at least" says
+    assert "interval[^ci]" in report.split("## Fleet")[1].split("\n\n")[1]  # alpha's is read
 
 
 def test_no_power_means_no_users_per_megawatt_and_a_warning(sweep_copy, tmp_path):
@@ -169,3 +170,10 @@ def test_a_ttft_target_gives_no_fleet_reads_and_names_no_rate(tmp_path):
         assert entry["cost_cap_note"] == "the latency metric `ttft` is not a per-token rate"
     assert "No concurrent users per megawatt for alpha (synthetic): the latency metric" in report
     assert "0 tok/s/user" not in report
+
+
+def test_without_intervals_the_section_claims_none(tmp_path):
+    """`uncertainty off`: the cost-cap sentence names no interval it does not show."""
+    _, report, _ = build(SPECS / "synthetic-sweep.cmp", tmp_path / "o", "uncertainty=off")
+    intro = report.split("## Fleet planning")[1].split("\n\n")[1]
+    assert intro.startswith("The highest interactivity") and "interval" not in intro

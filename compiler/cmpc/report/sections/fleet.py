@@ -147,6 +147,11 @@ def fleet_view(ctx: Context) -> JsonObject | None:
         "caps": caps,
         "cap_notes": notes,
         "cap_ratios": _ratios(ctx, fleet, "interactivity_at_cost_cap"),
+        "cap_intervals": any(
+            pair(read.get("interactivity_ci"))
+            for entry in systems.values()
+            for read in entry.get("cost_cap") or []
+        ),
         "target": number(target.get("interactivity_tok_s_user")),
         "users": users,
         "users_read": any(not u.get("missing") for u in users),
