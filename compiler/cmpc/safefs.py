@@ -147,6 +147,43 @@ def why_not_replaceable(folder: Path, keep: Iterable[Path]) -> str | None:
         marked = stat.S_ISREG(os.lstat(folder / OUTPUT_MARKER).st_mode)
     except OSError:
         marked = False
-    if marked:
+    if not marked:
+        return f"it holds files a cmpc build did not write (no {OUTPUT_MARKER} in it)"
+    foreign = _not_written(folder)
+    if foreign:
+        return f"it holds `{foreign}`, which the earlier build did not write; move it out first"
+    return None
+
+
+_WROTE = "It wrote:"
+
+
+def output_marker(version: str, names: Iterable[str]) -> str:
+    """The marker's text: who wrote the folder, and every file it wrote (so others are seen)."""
+    listed = "".join(f"{name}\n" for name in sorted(names))
+    return (
+        f"Written by cmpc {version} (cmpc build). The next build may replace this folder whole:\n"
+        f"keep nothing else in it. {_WROTE}\n{listed}"
+    )
+
+
+def _not_written(folder: Path) -> str | None:
+    """A file in a marked folder that its marker does not list; None when there is none.
+
+    A marker without a list (written before cmpc listed its files) vouches for the whole folder.
+    """
+    try:
+        text = (folder / OUTPUT_MARKER).read_text(encoding="utf-8", errors="replace")
+    except OSError:
         return None
-    return f"it holds files a cmpc build did not write (no {OUTPUT_MARKER} in it)"
+    _, found, listed = text.partition(_WROTE + "\n")
+    if not found:
+        return None
+    written = {*listed.splitlines(), OUTPUT_MARKER}
+    for base, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            relative = os.path.relpath(os.path.join(base, name), folder).replace(os.sep, "/")
+            if relative not in written:
+                return relative
+    return None

@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from cmpc import __version__
+from cmpc.safefs import output_marker
+
 from .helpers import REPO, copy_spec, run_cli
 
 SWEEP = REPO / "specs" / "synthetic-sweep.cmp"
@@ -239,7 +242,7 @@ def test_outputs_a_build_left_between_two_renames_are_restored(built, tmp_path, 
     assert build.write_atomically(tmp_path / "out", {"report.md": "new\n"}) == []
     assert tree(tmp_path / "out") == {
         "report.md": b"new\n",
-        ".cmpc-build": build.MARKER_TEXT.encode(),
+        ".cmpc-build": output_marker(__version__, ["report.md"]).encode(),
     }
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 

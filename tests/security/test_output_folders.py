@@ -105,10 +105,8 @@ def test_missing_empty_and_built_folders_are_written(spec, tmp_path, capsys):
     out = tmp_path / "out"
     assert _build(capsys, spec, str(out))[0] == 0  # missing
     assert (out / ".cmpc-build").is_file() and (out / "report.md").is_file()
-    (out / "stale.txt").write_text("from an earlier build\n")
     code, stdout, _ = _build(capsys, spec, str(out))  # a build made it: replaced whole
     assert code == 0 and stdout.startswith("wrote ")
-    assert not (out / "stale.txt").exists()
     empty = tmp_path / "empty"
     empty.mkdir()
     assert _build(capsys, spec, str(empty))[0] == 0
@@ -132,3 +130,29 @@ def test_output_folders_follow_the_umask(spec, tmp_path, capsys, umask):
     assert (tmp_path / "out").stat().st_mode & 0o777 == 0o777 & ~umask
     assert (tmp_path / "out" / "figures").stat().st_mode & 0o777 == 0o777 & ~umask
     assert (tmp_path / "out" / "report.md").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_a_file_the_earlier_build_did_not_write_stops_the_next(spec, tmp_path, capsys):
+    """Notes a user put into a built folder are never deleted by the next build."""
+    out = tmp_path / "out"
+    assert _build(capsys, spec, str(out))[0] == 0
+    (out / "notes.txt").write_text("mine\n")
+    (out / "figures" / "mine.svg").write_text("<svg/>\n")
+    before = listing(tmp_path)
+    code, _, err = _build(capsys, spec, str(out))
+    assert code == 2 and REFUSED in err and "`notes.txt`, which the earlier build" in err
+    assert listing(tmp_path) == before
+    (out / "figures" / "mine.svg").unlink()
+    (out / "notes.txt").unlink()
+    assert _build(capsys, spec, str(out))[0] == 0  # only its own files left: replaced
+
+
+def test_files_the_earlier_build_wrote_are_replaced(spec, tmp_path, capsys):
+    """A figure the earlier build wrote and this one does not write goes with the old folder."""
+    out = tmp_path / "out"
+    assert _build(capsys, spec, str(out))[0] == 0
+    marker = out / ".cmpc-build"
+    marker.write_text(marker.read_text() + "figures/old.svg\n")
+    (out / "figures" / "old.svg").write_text("<svg/>\n")
+    assert _build(capsys, spec, str(out))[0] == 0
+    assert not (out / "figures" / "old.svg").exists()

@@ -14,12 +14,7 @@ from pathlib import Path
 
 from cmpc import __version__
 from cmpc.diagnostics import Diagnostic, error
-from cmpc.safefs import OUTPUT_MARKER, new_folder, why_not_replaceable
-
-MARKER_TEXT = (
-    f"Written by cmpc {__version__} (cmpc build). The next build may replace this folder whole:\n"
-    "keep nothing else in it.\n"
-)
+from cmpc.safefs import OUTPUT_MARKER, new_folder, output_marker, why_not_replaceable
 
 
 def check_target(target: Path, keep: Iterable[Path] = ()) -> list[Diagnostic]:
@@ -33,7 +28,7 @@ def check_target(target: Path, keep: Iterable[Path] = ()) -> list[Diagnostic]:
             f"output folder is not replaced: {reason}",
             file=str(target),
             help="nothing was changed; name a new or empty folder with -o (e.g. build/NAME), "
-            f"or one an earlier build wrote (it holds {OUTPUT_MARKER})",
+            f"or one an earlier build wrote (it holds {OUTPUT_MARKER} and only the files it lists)",
         )
     ]
 
@@ -56,7 +51,8 @@ def write_atomically(
     except OSError as exc:
         return [error("E500", f"cannot create output folder: {exc.strerror}", file=str(target))]
     try:
-        for name, content in [*sorted(files.items()), (OUTPUT_MARKER, MARKER_TEXT)]:
+        marker = output_marker(__version__, files)
+        for name, content in [*sorted(files.items()), (OUTPUT_MARKER, marker)]:
             path = staging / name
             path.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(content, bytes):
