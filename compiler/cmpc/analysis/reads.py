@@ -113,6 +113,10 @@ def _read_runs(
     points, hit_rate, hit_rate_basis = _run_points(comparison, system, runs, gpus)
     frontier = pareto_frontier(points)
     read = SystemRead(tuple(points), frontier, hit_rate, hit_rate_basis)
+    if not points and runs and _need_cache_split(comparison, system, runs):
+        # not computable, never "unreachable": the runs may well meet the target
+        read = dataclasses.replace(read, notes=(UNCOUNTED,))
+        return read, [*found, _w416(comparison, system)]
     latency = comparison.latency
     target = latency.target
     if target is not None:
@@ -234,6 +238,35 @@ def _gpu_count_mismatches(
             )
         )
     return found
+
+
+UNCOUNTED = (
+    "throughput not computable: the token accounting leaves reused (prefix-cached) input out, "
+    "and the run files do not state how much input was cached"
+)
+
+
+def _need_cache_split(
+    comparison: ir.Comparison, system: ir.System, runs: Sequence[RunPoint]
+) -> bool:
+    """Whether the accounting needs a cache split that none of these runs states."""
+    counts = accounting(comparison.tokens)
+    if not counts.needs_cache_split:
+        return False
+    rates = [r for rp in runs if (r := _rates(rp, system)) is not None]
+    return bool(rates) and all(counted_tokens(r, counts) is None for r in rates)
+
+
+def _w416(comparison: ir.Comparison, system: ir.System) -> Diagnostic:
+    return warning(
+        "W416",
+        f"`{system.name}`: no throughput is computable: `reused excluded` needs the share of "
+        "input tokens that was prefix-cached, and its run files do not state it",
+        file=comparison.file,
+        origin="/tokens",
+        help=f"declare `cache_hit_rate N%` (or `0%` when prefix caching was off) on system "
+        f"`{system.name}`, or count reused input with `tokens {{ reused included }}`",
+    )
 
 
 def _run_points(
