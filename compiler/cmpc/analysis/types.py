@@ -566,6 +566,7 @@ class SpecFile(TypedDict):
 class OverrideResult(TypedDict):
     path: str
     value: str | None  # None: `--unset PATH` removed the key
+    was: str | None  # the reviewed spec's own value, as written there; None: the spec had none
 
 
 class SourceResult(TypedDict):

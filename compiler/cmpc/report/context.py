@@ -40,6 +40,13 @@ def get_in(mapping: object, *keys: object, default: Any = None) -> Any:
     return value
 
 
+def override_path(path: object) -> str:
+    """An override's path as the report matches it: `comparison.` and plural block names dropped."""
+    aliases = {"systems": "system", "sources": "source", "claims": "claim"}
+    steps = [aliases.get(s, s) for s in str(path or "").split(".") if s]
+    return ".".join(steps[1:] if steps and steps[0] == "comparison" else steps)
+
+
 def is_number(x: object) -> TypeIs[float]:
     """A finite number (not a bool): what a figure needs before it is shown or computed with."""
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
@@ -245,6 +252,43 @@ class Context:
         given = price.get("set_on_command_line") or []
         shown = escape(price.get("as_of") or DASH)
         return shown + Md(" (`--set`)") if "as_of" in given and price.get("as_of") else shown
+
+    def overrides_of(self, prefix: str) -> list[JsonObject]:
+        """The `--set`/`--unset` overrides of the spec value at `prefix` or anything under it
+        (`*` matches any one step: `system.*.price`)."""
+        want = prefix.split(".")
+        return [
+            o
+            for o in self.results.get("overrides") or []
+            if len(steps := override_path(o.get("path")).split(".")) >= len(want)
+            and all(w in ("*", s) for w, s in zip(want, steps, strict=False))
+        ]
+
+    def set_mark(self, *prefixes: str) -> Md:
+        """`[^set]` beside a value the command line changed (the footnote says what it was)."""
+        return Md("[^set]") if any(self.overrides_of(p) for p in prefixes) else Md("")
+
+    def price_mark(self, name: str | None, price: JsonObject | None = None) -> Md:
+        """`[^set]` beside a price (the system's priced one by default) `--set` changed."""
+        if price is None:
+            price = get_in(self.systems, name, "cost", "price", default={})
+        return Md("[^set]") if (price or {}).get("set_on_command_line") else Md("")
+
+    def set_note(self, prefix: str) -> Md:
+        """` (set on the command line: was 70% in the spec)`, or nothing for a spec value."""
+        text = self.set_text(prefix)
+        return Md(" ({})").format(text) if text else Md("")
+
+    def set_text(self, prefix: str) -> Md:
+        """`set on the command line: was 70% in the spec`, or nothing for a spec value."""
+        found = self.overrides_of(prefix)
+        if not found:
+            return Md("")
+        was = [o.get("was") for o in found if o.get("was") is not None]
+        if not was:
+            return Md("set on the command line; not in the spec")
+        shown = Md(", ").join(code(w, in_table=False) for w in was)
+        return Md("set on the command line: was {} in the spec").format(shown)
 
     def given_by(self, path: str) -> str:
         """`--set` when the spec value at `path` (`cost.utilization`) was given on the command

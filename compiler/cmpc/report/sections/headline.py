@@ -39,9 +39,9 @@ def headline(ctx: Context) -> JsonObject:
         "equal": None,
         "system": None,
         "baseline": ctx.label(ctx.baseline),
-        "target": target_phrase(ctx),
+        "target": target_phrase(ctx) + ctx.set_mark("latency.target"),
         "tokens": escape(token_phrase(get_in(ctx.conditions, "tokens", "count"))),
-        "per": escape(PER.get(ctx.per(), "per " + ctx.per())),
+        "per": escape(PER.get(ctx.per(), "per " + ctx.per())) + ctx.set_mark("normalize"),
         "direction": None,
         "change": None,
         "sources": [],
@@ -125,7 +125,7 @@ def headline(ctx: Context) -> JsonObject:
         pair = (h.get("system"), h.get("baseline"))
         billed = any(ctx.billing(n) is not None for n in pair)
         declared["prices"] = Md(", vs " if billed else " vs ").join(
-            ctx.used_price_shown(n) for n in pair
+            ctx.used_price_shown(n) + ctx.price_mark(n) for n in pair
         )
         out["declared"] = declared
     elif h.get("cost_unavailable"):
