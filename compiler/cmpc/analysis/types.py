@@ -291,6 +291,8 @@ class SystemResult(TypedDict):
     notes: list[str]
     goodput: Goodput | None
     latency_cdf: LatencyCdf | None
+    # which of a measured system's runs hold per-request data (the rest: the tool's aggregates)
+    per_request: NotRequired[Literal["all", "some", "none"]]
     pooled: NotRequired[list[PooledResult]]  # only where repetitions share a load
     at_target: AtTarget
     cost: CostResult

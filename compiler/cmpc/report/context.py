@@ -25,6 +25,15 @@ from cmpc.report.words import (
 )
 
 SET = "--set"
+# what the Data row says cmpc did with a measured system's files
+PER_REQUEST = {
+    "all": Md("; per-request metrics computed by cmpc"),
+    "some": Md(
+        "; per-request metrics computed by cmpc where a file holds requests, the tool's own "
+        "aggregate figures elsewhere"
+    ),
+    "none": Md("; the tool's own aggregate figures (the files hold no per-request data)"),
+}
 COMMAND_LINE = "command line (--set)"
 
 
@@ -316,7 +325,7 @@ class Context:
         extra = [pair.format(k, par[k]) for k in ("ep", "dcp") if (par.get(k) or 1) > 1]
         if par.get("pools"):
             parts = [Md("{} pools").format(len(par["pools"]))]
-        layout = Md(" \u00d7 ").join(parts) if parts else Md("1")
+        layout = Md(" \u00d7 ").join(parts) if parts else Md("tp 1")  # one GPU per replica
         if extra:
             verb = "adds" if len(extra) == 1 else "add"
             return Md(" ({}; {} {} no GPUs)").format(layout, Md(", ").join(extra), verb)
@@ -337,7 +346,7 @@ class Context:
             )
             if runs.get("format"):
                 text += Md(", format {}").format(runs["format"])
-            return text + Md("; per-request metrics computed by cmpc")
+            return text + PER_REQUEST.get(str(s.get("per_request") or "all"), PER_REQUEST["all"])
         bits = Md(", ").join(self.source_bits(s.get("source")))
         return Md("{} by {}; not recomputed by cmpc").format(origin, bits)
 

@@ -132,6 +132,14 @@ def _fn_latency(ctx: Context) -> Md:
             Md("Percentiles: numpy's `{}` method over per-request values").format(method)
             + (Md(" (Hyndman\u2013Fan type 7).") if method == "linear" else Md("."))
         )
+    aggregate = [n for n in ctx.order if get_in(ctx.systems, n, "per_request") in ("some", "none")]
+    if aggregate:
+        parts.append(
+            Md(
+                "Runs without per-request data ({}) give the statistic their tool published, "
+                "as it computed it."
+            ).format(Md(", ").join(ctx.label(n) for n in aggregate))
+        )
     pooled = _pooled(ctx, lat.get("statistic") or "median", metric)
     if pooled is not None:
         parts.append(pooled)
