@@ -127,6 +127,14 @@ def test_unreadable_builds_are_e802(tmp_path, capsys):
     assert run(capsys, "diff", str(tmp_path))[0] == 2  # one build is a usage error
 
 
+def test_two_specs_are_told_to_build_or_use_rev(in_repo, capsys):
+    """A newcomer's first try: `cmpc diff a.cmp b.cmp` (not a JSON parse error)."""
+    code, _, err = run(capsys, "diff", "specs/mi355x-vs-b300.cmp", "specs/llama70b-newcomer.cmp")
+    assert code == 2 and err.count("E802") == 2
+    assert "a spec, not a build: build each side first" in err
+    assert "`cmpc diff --rev GITREV SPEC`" in err and "Expecting value" not in err
+
+
 def test_warnings_inputs_and_verdicts_are_reported(in_repo, capsys, tmp_path):
     """From a real build (llama70b, two vLLM runs): a head whose input hash, warnings and
     verdict differ, edited by hand here, is reported row by row."""

@@ -37,6 +37,11 @@ def read_results(path: str) -> tuple[Doc | None, list[Diagnostic]]:
     try:
         if not target.is_file():
             raise OSError("no such file (a build folder or its results.json is expected)")
+        if target.suffix == ".cmp":
+            raise OSError(
+                "a spec, not a build: build each side first (`cmpc build SPEC -o DIR`), or "
+                "compare a spec with a git revision of it (`cmpc diff --rev GITREV SPEC`)"
+            )
         if target.stat().st_size > MAX_RESULTS_BYTES:
             raise OSError(f"larger than {MAX_RESULTS_BYTES} bytes")
         document = json.loads(target.read_text(encoding="utf-8"))
