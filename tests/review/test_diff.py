@@ -233,3 +233,19 @@ def test_a_revision_is_built_confined_to_its_spec_folder(repo, capsys, tmp_path)
     assert code == 2
     assert "E503" in err and "E803" in err and "does not build" in err
     assert "not a run" not in err
+
+
+def test_no_winner_is_not_called_a_tie(in_repo, capsys, tmp_path):
+    """specs/llama70b-newcomer.cmp at 20 tok/s/user: TP4 x PP2 is unreachable (no ratio); at
+    5 tok/s/user both reads are lower bounds (ratio 1.381, winner not settled): no tie."""
+    spec = "specs/llama70b-newcomer.cmp"
+    base = build(capsys, spec, str(tmp_path / "a"))
+    head = build(capsys, spec, str(tmp_path / "b"), "--set", "latency.target=5 tok/s/user")
+    assert base["headline"]["winner"] is None and head["headline"]["winner"] is None
+    code, out, err = run(capsys, "diff", str(tmp_path / "a"), str(tmp_path / "b"))
+    assert code == 0, err
+    first = out.splitlines()[0]
+    assert "a tie" not in first
+    assert first.endswith(
+        "no winner (no ratio) before, no winner (the reads do not settle it) after."
+    )
