@@ -61,6 +61,9 @@ def test_a_target_a_statistic_and_a_normalization_are_marked(in_repo, tmp_path):
     headline = _line(report, "**TP4")
     assert "total tokens per node[^set][^tokens]" in headline
     assert "at 10 tok/s per user[^set]" in headline
+    # 31.0% fewer tokens per node yet cheaper: the equal prices are per GPU-hour (per GPU,
+    # TP4 x PP2 serves 38.1% more, so 1 / 1.381 = 0.724)
+    assert "which at equal prices per GPU-hour is 27.6% lower cost per token" in headline
     latency = _line(report, "[^latency]:")
     assert "the median (P50) (set on the command line: was `p90` in the spec) over" in latency
     assert (

@@ -109,6 +109,10 @@ def headline(ctx: Context) -> JsonObject:
             h.get("system"),
             band,
         )
+        # per node (or rack), fewer tokens can still be cheaper: prices are per GPU-hour
+        out["equal"]["basis"] = (
+            Md(" per GPU-hour") if ctx.per() not in ("gpu", "dollar") else Md("")
+        )
     cr, pr = h.get("cost_ratio"), h.get("price_ratio")
     if is_number(cr) and is_number(pr) and not math.isclose(pr, 1.0):
         declared = _cost_phrase(
