@@ -66,3 +66,17 @@ def test_vllm_arrays_are_computed_by_cmpc(in_repo, tmp_path):
     report = (out / "report.md").read_text()
     assert "format vllm; per-request metrics computed by cmpc" in report
     assert "Runs without per-request data" not in report
+
+
+def test_the_per_token_definition_is_tpots_under_a_ttft_target(in_repo, tmp_path):
+    """`tpot_definition` asks how the per-token latency is defined; a TTFT target does not make
+    TTFT's definition the answer."""
+    out = tmp_path / "out"
+    sets = ["latency.metric=ttft", "latency.target=2 s"]
+    outcome = build_spec("specs/llama70b-a100-tp8-vs-tp4pp2.cmp", out_dir=str(out), sets=sets)
+    assert outcome.code == 0, outcome.diagnostics
+    row = next(
+        line for line in (out / "report.md").read_text().splitlines() if "`tpot_definition`" in line
+    )
+    assert "(end-to-end latency − TTFT) / (output tokens − 1)" in row
+    assert "receiving its first token" not in row
