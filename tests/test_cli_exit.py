@@ -62,3 +62,16 @@ def test_a_live_thread_gets_the_normal_exit(tmp_path):
     assert done.returncode == 0, done.stderr
     assert mark.read_text() == "done"  # the interpreter waited for the thread
     assert "torn down" in done.stdout  # and tore down as usual
+
+
+def test_a_profiler_still_gets_its_data(tmp_path):
+    stats = tmp_path / "cli.prof"
+    done = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(stats), "-m", "cmpc.cli", "explain", "E600"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("E600")
+    assert stats.stat().st_size > 0  # written after the program returned
