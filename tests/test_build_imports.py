@@ -33,6 +33,7 @@ NOT_NEEDED = (
     "cmpc.build.policy",
     "cmpc.report.html",
     "cmpc.report.raster",
+    "traceback",
 )
 
 

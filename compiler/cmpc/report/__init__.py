@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import traceback
 from typing import TYPE_CHECKING
 
 from cmpc import lazy
@@ -16,11 +15,14 @@ from cmpc.report.model import View
 from cmpc.report.text import Md, number
 
 if TYPE_CHECKING:
+    import traceback
+
     from cmpc.report import html as html_page
     from cmpc.report import raster
-else:  # only `--format html` and `--png` need them
+else:  # only `--format html`, `--png` and a failing template need them
     html_page = lazy.module("cmpc.report.html")
     raster = lazy.module("cmpc.report.raster")
+    traceback = lazy.module("traceback")
 
 REPORT_TEMPLATE = "report.md.j2"
 
