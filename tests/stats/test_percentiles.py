@@ -95,3 +95,5 @@ def test_interval_quantiles_of_sorted_replicates_equal_numpys():
                 assert _bits(sorted_quantiles(x, np.array(levels))) == _bits(want), (n, levels)
     with pytest.raises(ValueError):
         sorted_quantiles(values, np.array([0.5, 1.5]))
+    with_nan = np.array([0.1, 0.2, 0.3, np.nan])  # sorted: NaN last
+    assert np.isnan(sorted_quantiles(with_nan, np.array([0.025, 0.975]))).all()

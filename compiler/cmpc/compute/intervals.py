@@ -121,7 +121,8 @@ def interval(
 def sorted_quantiles(values: np.ndarray, levels: np.ndarray) -> np.ndarray:
     """`np.quantile(values, levels, method="linear")` of sorted values, value for value, without
     numpy's partition: its np.unique imports numpy.ma (about 15 ms a build)."""
-    if values.ndim != 1 or not values.size or not bool(np.all((levels >= 0) & (levels <= 1))):
+    plain = values.ndim == 1 and values.size and not math.isnan(float(values[-1]))  # NaN: last
+    if not plain or not bool(np.all((levels >= 0) & (levels <= 1))):
         return np.asarray(np.quantile(values, levels, method="linear"))  # as numpy says, or raises
     # numpy's _get_indexes, _get_gamma and _lerp, step for step (index -1 is the top value)
     virtual = (values.size - 1) * levels
