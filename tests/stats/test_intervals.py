@@ -82,7 +82,7 @@ def test_the_scalar_steffen_read_is_the_curve_bit_for_bit():
         assert steffen_value(front, at, _segment(front, at)) == steffen_curve(front, [at])[0]
 
 
-@pytest.mark.parametrize("method", ["steffen", "linear", "nearest"])
+@pytest.mark.parametrize("method", ["steffen", "linear", "nearest", "calculator"])
 def test_batch_reads_are_read_at_bit_for_bit(method):
     rng = np.random.default_rng(4)
     x = rng.uniform(10, 100, (400, 7))
@@ -91,6 +91,9 @@ def test_batch_reads_are_read_at_bit_for_bit(method):
     x[:100, 1] = x[:100, 0]  # equal interactivities
     y[:50, 1] = y[:50, 0]  # equal points
     x[200, 3] = 50.0  # a knot at the target
+    x[300:340, 2:] = np.nan  # two-knot frontiers (the calculator bends their segment)
+    x[300:320, 0], x[300:320, 1] = 40.0, 60.0
+    y[300:320, 0], y[300:320, 1] = 900.0, 100.0
     got = read_batch(x, y, 50.0, method)
     for b in range(x.shape[0]):
         pts = [Point(float(p), float(q)) for p, q in zip(x[b], y[b], strict=True)]
@@ -98,7 +101,7 @@ def test_batch_reads_are_read_at_bit_for_bit(method):
         assert (math.isnan(got[b]) and want is None) or got[b] == want
 
 
-@pytest.mark.parametrize("method", ["steffen", "linear", "nearest"])
+@pytest.mark.parametrize("method", ["steffen", "linear", "nearest", "calculator"])
 def test_batch_reads_along_latency_are_read_latency_bit_for_bit(method):
     rng = np.random.default_rng(5)
     x = rng.uniform(10, 100, (400, 7))  # interactivities; the target is 20 ms (50 tok/s/user)
@@ -106,6 +109,9 @@ def test_batch_reads_along_latency_are_read_latency_bit_for_bit(method):
     x[rng.random(x.shape) < 0.05] = np.nan
     x[:100, 1] = x[:100, 0]
     x[200, 3] = 1 / 0.020  # a knot at the target
+    x[300:320, 2:] = np.nan  # two-knot frontiers around the target
+    x[300:320, 0], x[300:320, 1] = 40.0, 60.0
+    y[300:320, 0], y[300:320, 1] = 900.0, 100.0
     got = read_batch_latency(x, y, 20.0, method)
     along = 0
     for b in range(x.shape[0]):
