@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -355,6 +356,10 @@ def _finite_rate(value: object) -> bool:
     return 0 < rate < float("inf")
 
 
+UNPACKED_LIMIT = 128  # runs' rows kept per process (5 rows x 2010 replicates: 80 kB each)
+_UNPACKED: OrderedDict[tuple[str, int], np.ndarray] = OrderedDict()
+
+
 def pack(rows: Sequence[np.ndarray | None], resamples: int) -> str:
     """Rows of replicates (then the jackknife's) as one text (base64 of little-endian
     float32), for the cache."""
@@ -366,8 +371,24 @@ def pack(rows: Sequence[np.ndarray | None], resamples: int) -> str:
 
 
 def unpack(text: str, resamples: int) -> np.ndarray:
-    """The rows `pack` wrote, as float64 (rows x (resamples + JACKKNIFE)); empty when the text
-    does not fit."""
+    """The rows `pack` wrote, as float64 (rows x (resamples + JACKKNIFE)), read-only; empty
+    when the text does not fit. Remembered: a build reads each run's rows again for every
+    sensitivity alternative, and a text's hash is computed once (str keeps it)."""
+    key = (text, resamples)
+    found = _UNPACKED.get(key)
+    if found is None:
+        found = _decode(text, resamples)
+        found.setflags(write=False)
+        _UNPACKED[key] = found
+        while len(_UNPACKED) > UNPACKED_LIMIT:
+            _UNPACKED.popitem(last=False)
+    else:
+        _UNPACKED.move_to_end(key)
+    return found
+
+
+def _decode(text: str, resamples: int) -> np.ndarray:
+    """`unpack`, computed."""
     try:
         raw = np.frombuffer(base64.b64decode(text, validate=True), dtype="<f4")
     except ValueError:
