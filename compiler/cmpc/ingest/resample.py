@@ -1,7 +1,8 @@
 """Bootstrap replicates of one run: its requests resampled, its duration following them.
 
-Each replicate draws the run's requests with replacement (one index matrix per block of
-replicates, never a Python loop per request), turns the draws into counts per request, and
+Each replicate draws the run's requests with replacement (a block of replicates at a time,
+never a Python loop per request: in C when `cmpc._fastdraw` is built, else numpy's `integers`
+then `bincount`, the same draws either way), turns the draws into counts per request, and
 computes from the counts every figure the comparison reads, all from the one resample:
 latency statistics (numpy's `linear` percentile, found in the counts' running sums over the
 values in sorted order) and the sums behind token rates and means (one product of the counts
