@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import shutil
 import json
 from pathlib import Path
 
@@ -177,3 +178,39 @@ def test_without_intervals_the_section_claims_none(tmp_path):
     _, report, _ = build(SPECS / "synthetic-sweep.cmp", tmp_path / "o", "uncertainty=off")
     intro = report.split("## Fleet planning")[1].split("\n\n")[1]
     assert intro.startswith("The highest interactivity") and "interval" not in intro
+
+
+VLLM = SPECS.parents[1] / "shared" / "oracle" / "vllm"
+TP8 = "llmk8s__serving_meta-llama-Llama-3.3-70B-Instruct_tp8_pp1_sharegpt_qps_04.json"
+TP4PP2 = "llmk8s__serving_meta-llama-Llama-3.3-70B-Instruct_tp4_pp2_sharegpt_qps_inf.json"
+
+
+def _vllm_fleet_spec(tmp_path: Path, fleet: str) -> Path:
+    """The real TP8 vs TP4 x PP2 spec over the shared vLLM outputs, priced, with `fleet`."""
+    data = tmp_path / "data" / "llama70b"
+    data.mkdir(parents=True)
+    shutil.copy(VLLM / TP8, data / "tp8_pp1_sharegpt_qps_04.json")
+    shutil.copy(VLLM / TP4PP2, data / "tp4_pp2_sharegpt_qps_inf.json")
+    text = (SPECS / "llama70b-a100-tp8-vs-tp4pp2.cmp").read_text()
+    price = '    price 1.00 USD/gpu/h basis assumed source "illustrative"\n'
+    text = text.replace("    cache_hit_rate unknown\n", "    cache_hit_rate unknown\n" + price)
+    text = text.replace("  disclosure {", f"  {fleet}\n\n  disclosure {{")
+    spec = tmp_path / "llama.cmp"
+    spec.write_text(text)
+    return spec
+
+
+def test_fleet_knots_carry_the_request_rate_the_vllm_run_states(tmp_path):
+    """vLLM's TP8 run states `request_rate: 4.0` (TP4 x PP2: inf): the cost-cap read's knot is
+    that run, so it carries 4.0 as the frontier point does, not null."""
+    assert json.loads((VLLM / TP8).read_text())["request_rate"] == 4.0
+    spec = _vllm_fleet_spec(tmp_path, "fleet { cost_cap 1.00 USD/Mtok }")
+    results, _, _ = build(spec, tmp_path / "o")
+    rates = {}
+    for name in ("tp8", "tp4pp2"):
+        (read,) = results["fleet"]["systems"][name]["cost_cap"]
+        (knot,) = read["knots"]  # one run: the one knot, at_least or cannot_meet
+        (point,) = results["systems"][name]["frontier"]
+        assert knot == point
+        rates[name] = knot["request_rate"]
+    assert rates == {"tp8": 4.0, "tp4pp2": "inf"}

@@ -64,7 +64,13 @@ def _speed(reps: SystemReplicates) -> np.ndarray:
 
 def _frontier(result: T.SystemResult) -> tuple[Point, ...]:
     return pareto_frontier(
-        Point(p["interactivity_tok_s_user"], p["throughput_per_gpu"], p["concurrency"], p["label"])
+        Point(
+            p["interactivity_tok_s_user"],
+            p["throughput_per_gpu"],
+            p["concurrency"],
+            p["label"],
+            p["request_rate"],
+        )
         for p in result["frontier"]
     )
 
