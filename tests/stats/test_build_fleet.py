@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import csv
-import shutil
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -214,3 +214,53 @@ def test_fleet_knots_carry_the_request_rate_the_vllm_run_states(tmp_path):
         assert knot == point
         rates[name] = knot["request_rate"]
     assert rates == {"tp8": 4.0, "tp4pp2": "inf"}
+
+
+def _rows(out: Path) -> dict[str, dict[str, str]]:
+    with (out / "figures.csv").open() as f:
+        return {r["id"]: r for r in csv.DictReader(f)}
+
+
+@pytest.mark.parametrize(
+    ("cap", "target"),
+    [("0.10", "30"), ("1.00", "30"), ("50", "30"), ("50", "5"), ("1.00", "5")],
+    ids=["cannot", "met", "at-least", "at-least-users-bound", "met-users-bound"],
+)
+def test_a_bound_carries_a_one_sided_interval_and_never_two_ends(tmp_path, cap, target):
+    """A read that is a lower bound (the fastest run within the cap; a target easier than every
+    run) has its one-sided bound, the (1 - 95%) quantile of its replicates, and no two-sided
+    interval, in results.json, report.md and figures.csv alike; an exact read the reverse."""
+    out = tmp_path / "o"
+    results, report, _ = build(
+        SPECS / "synthetic-sweep.cmp", out, f"fleet.cost_cap={cap} USD/Mtok",
+        f"latency.target={target} tok/s/user",
+    )  # fmt: skip
+    rows = _rows(out)
+    section = report.split("## Fleet planning")[1].split("\n## ")[0]
+    for name, entry in results["fleet"]["systems"].items():
+        label = results["systems"][name]["label"]
+        (read,) = entry["cost_cap"]
+        fid = f"{name}.fleet.cost_cap.assumed.interactivity"
+        line = next(x for x in section.splitlines() if x.startswith(f"| {label} | $"))
+        if read["status"] == "at_least":
+            bound = read["interactivity_one_sided_ci"]
+            assert read["interactivity_ci"] is None and bound <= read["interactivity_tok_s_user"]
+            assert f"| at least {bound:.1f} (one-sided) |" in line
+            assert float(rows[f"{fid}_one_sided_low"]["value"]) == bound
+            assert f"{fid}_ci_low" not in rows
+        elif read["status"] == "met":
+            low, high = read["interactivity_ci"]
+            assert read["interactivity_one_sided_ci"] is None
+            assert f"| {low:.1f} to {high:.1f} |" in line and f"{fid}_one_sided_low" not in rows
+        users = entry["users_per_mw"]
+        fid = f"{name}.fleet.users_per_mw"
+        line = next(x for x in section.splitlines() if x.startswith(f"| {label} | ") and "W (" in x)
+        if users["bound"] == "lower":
+            bound = users["users_per_mw_one_sided_ci"]
+            assert users["users_per_mw_ci"] is None and bound <= users["users_per_mw"]
+            assert line.endswith(f"| at least {bound:,.0f} (one-sided) |")
+            assert f"{fid}_ci_low" not in rows and f"{fid}_one_sided_low" in rows
+        else:
+            assert users["users_per_mw_one_sided_ci"] is None and users["users_per_mw_ci"]
+            assert " to " in line.rsplit("|", 2)[1] and f"{fid}_one_sided_low" not in rows
+    assert " to " not in "".join(x for x in section.splitlines() if "at least" in x)

@@ -31,6 +31,7 @@ from cmpc.compute.fleet import (
     users_per_megawatt,
 )
 from cmpc.compute.frontier import Point, pareto_frontier, read_latency, read_target
+from cmpc.compute.intervals import lower_bound
 from cmpc.diagnostics import Diagnostic, warning
 from cmpc.ingest.points import RunPoint, SystemData
 from cmpc.ingest.resample import unpack
@@ -126,6 +127,7 @@ def _cost_cap(
             "required_throughput_per_gpu": need,
             "interactivity_tok_s_user": speed,
             "interactivity_ci": None,
+            "interactivity_one_sided_ci": None,
             "latency_ms": 1000.0 / speed if speed else None,
             "throughput_per_gpu": throughput,
             "usd_per_million_tokens": cost_per_million_tokens(usd, throughput * share, utilization)
@@ -136,7 +138,10 @@ def _cost_cap(
         }
         if rows is not None and speed is not None:
             got, rep_status = interactivity_within(rows[0], rows[1], need, method)
-            entry["interactivity_ci"] = as_list(ci(comparison, got, speed))
+            if int(status[0]) == AT_LEAST:  # a bound has a one-sided interval, not two ends
+                entry["interactivity_one_sided_ci"] = one_sided(comparison, got)
+            else:
+                entry["interactivity_ci"] = as_list(ci(comparison, got, speed))
             entry["replicates_met"] = float(np.mean(rep_status == MET))
             replicates[scenario] = got
         reads.append(entry)
@@ -202,6 +207,7 @@ def _users(
     out: T.UsersPerMw = {
         "users_per_mw": value,
         "users_per_mw_ci": None,
+        "users_per_mw_one_sided_ci": None,
         "bound": at.bound,
         "interactivity_tok_s_user": speed,
         "output_throughput_per_gpu": at.value,
@@ -218,7 +224,10 @@ def _users(
     output = _replicate_rows(comparison, reps, _output_rows(system, reps))
     reads = read_rows(comparison, speeds, output)
     users = reads / speed * 1e6 / (watts * (pue or 1.0))
-    out["users_per_mw_ci"] = as_list(ci(comparison, users, value))
+    if at.bound:
+        out["users_per_mw_one_sided_ci"] = one_sided(comparison, users)
+    else:
+        out["users_per_mw_ci"] = as_list(ci(comparison, users, value))
     return out, None, users
 
 
@@ -360,6 +369,11 @@ def fleet(
         "ratios": ratios,
     }
     return out, found
+
+
+def one_sided(comparison: ir.Comparison, replicates: np.ndarray) -> float | None:
+    """The one-sided lower bound at the spec's confidence of a read that is a lower bound."""
+    return lower_bound(replicates, comparison.uncertainty.confidence)
 
 
 def _not_per_token(comparison: ir.Comparison) -> str | None:

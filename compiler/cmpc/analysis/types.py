@@ -489,6 +489,7 @@ class CostCapRead(TypedDict):
     required_throughput_per_gpu: float
     interactivity_tok_s_user: float | None
     interactivity_ci: list[float] | None
+    interactivity_one_sided_ci: float | None
     latency_ms: float | None
     throughput_per_gpu: float | None
     usd_per_million_tokens: float | None
@@ -499,6 +500,7 @@ class CostCapRead(TypedDict):
 class UsersPerMw(TypedDict):
     users_per_mw: float
     users_per_mw_ci: list[float] | None
+    users_per_mw_one_sided_ci: float | None
     bound: Bound | None
     interactivity_tok_s_user: float
     output_throughput_per_gpu: float

@@ -10,6 +10,7 @@ from cmpc.report.sections.uncertainty import confidence_level as level
 from cmpc.report.sections.uncertainty import interval_pair as pair
 from cmpc.report.text import DASH, Md, escape, escape_prose, fixed, number, percent, ratio, usd
 
+Fmt = Callable[[object], Md]
 speed_text = fixed(1)  # interactivities: one decimal throughout the section
 
 CAP_READS = {
@@ -29,9 +30,22 @@ BASES = {"measured": "measured", "tdp": "TDP", "provisioned": "provisioned all-i
 LOWER_BOUND = ", a lower bound"
 
 
-def _interval(found: object, fmt: Callable[[object], Md] = number) -> Md:
+def _interval(found: object, fmt: Callable[[object], Md] = number, one_sided: object = None) -> Md:
+    """The interval column: two ends, or the one-sided bound of a read that is a bound."""
     got = pair(found)
-    return Md("{} to {}").format(fmt(got[0]), fmt(got[1])) if got else Md(DASH)
+    if got:
+        return Md("{} to {}").format(fmt(got[0]), fmt(got[1]))
+    if is_number(one_sided):
+        return Md("at least {} (one-sided)").format(fmt(one_sided))
+    return Md(DASH)
+
+
+def _one_sided(ctx: Context, fid: str, what: str, value: object, unit: str, fmt: Fmt,
+               name: str) -> None:  # fmt: skip
+    """figures.csv's row for a one-sided bound, named as the report's `at least` names it."""
+    if is_number(value):
+        ctx.fig.add(f"{fid}_one_sided_low", f"{what}, one-sided {level(ctx)} lower bound",
+                    value, unit, fmt(value), system=name)  # fmt: skip
 
 
 def _cap_row(ctx: Context, name: str, read: JsonObject) -> JsonObject:
@@ -61,13 +75,16 @@ def _cap_row(ctx: Context, name: str, read: JsonObject) -> JsonObject:
                     found[0], "tok/s/user", speed_text(found[0]), system=name)  # fmt: skip
         ctx.fig.add(f"{fid}.interactivity_ci_high", "interactivity within the cap, interval high",
                     found[1], "tok/s/user", speed_text(found[1]), system=name)  # fmt: skip
+    bound = read.get("interactivity_one_sided_ci")
+    _one_sided(ctx, f"{fid}.interactivity", "interactivity within the cap", bound, "tok/s/user",
+               speed_text, name)  # fmt: skip
     return {
         "system": ctx.label(name),
         "price": Md("{}/GPU-h ({})").format(
             usd(read.get("usd_per_gpu_hour")), escape(read.get("scenario"))
         ),
         "interactivity": shown,
-        "interval": _interval(read.get("interactivity_ci"), speed_text),
+        "interval": _interval(read.get("interactivity_ci"), speed_text, bound),
         "where": where,
         "throughput": number(read.get("throughput_per_gpu")),
     }
@@ -86,6 +103,8 @@ def _users_row(ctx: Context, name: str, entry: JsonObject) -> JsonObject:
                     fixed(0)(found[0]), system=name)  # fmt: skip
         ctx.fig.add(f"{fid}_ci_high", "users per MW, interval high", found[1], "users/MW",
                     fixed(0)(found[1]), system=name)  # fmt: skip
+    bound = users.get("users_per_mw_one_sided_ci")
+    _one_sided(ctx, fid, "users per MW", bound, "users/MW", fixed(0), name)
     return {
         "system": ctx.label(name),
         "missing": None,
@@ -96,7 +115,7 @@ def _users_row(ctx: Context, name: str, entry: JsonObject) -> JsonObject:
         ),
         "gpus": fixed(1)(users.get("gpus_per_mw")),
         "users": Md("at least {}").format(value) if users.get("bound") else value,
-        "interval": _interval(users.get("users_per_mw_ci"), fixed(0)),
+        "interval": _interval(users.get("users_per_mw_ci"), fixed(0), bound),
     }
 
 
@@ -148,7 +167,7 @@ def fleet_view(ctx: Context) -> JsonObject | None:
         "cap_notes": notes,
         "cap_ratios": _ratios(ctx, fleet, "interactivity_at_cost_cap"),
         "cap_intervals": any(
-            pair(read.get("interactivity_ci"))
+            pair(read.get("interactivity_ci")) or is_number(read.get("interactivity_one_sided_ci"))
             for entry in systems.values()
             for read in entry.get("cost_cap") or []
         ),
