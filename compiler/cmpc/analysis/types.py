@@ -225,6 +225,7 @@ class PublishedInterval(TypedDict):
 
 class SystemUncertainty(TypedDict):
     throughput_per_gpu_ci: list[float] | None
+    throughput_per_gpu_one_sided_ci: float | None  # a lower-bound read's: see the schema
     interval_basis: IntervalBasis | None  # computed by cmpc, or declared (published by a source)
     published_intervals: list[PublishedInterval]
     reachable_share: float | None  # replicates whose frontier reaches the target
@@ -247,6 +248,7 @@ class CapacityAtSlo(TypedDict):
     met: bool
     load: float | None
     load_ci: list[float] | None
+    load_one_sided_ci: float | None  # bounded_by_sweep: "at least", so one-sided
     bracket: list[float]
     bounded_by_sweep: bool
     limiting: str | None
