@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cmpc.build.pipeline import build_spec
-from cmpc.compute.frontier import Point, pareto_frontier, read_at
+from cmpc.compute.frontier import Point, pareto_frontier, read_at, read_latency
 
 from .builds import SPECS, build
 
@@ -158,19 +158,67 @@ def test_reported_figures_have_no_frontier_to_read_and_say_so(tmp_path):
     assert "per million total tokens for 8x MI355X: no frontier" in report
 
 
-def test_a_ttft_target_gives_no_fleet_reads_and_names_no_rate(tmp_path):
-    """A TTFT target is no per-user token rate: 1/TTFT is no interactivity to cap or count."""
+@pytest.mark.parametrize("metric", ["ttft", "e2el"])
+def test_a_latency_metric_reads_the_lowest_latency_within_the_cap(tmp_path, metric):
+    """A TTFT (or end-to-end latency) spec has no per-user token rate: the cost-cap read is
+    the lowest latency within the cap along the spec's own axis (the frontier read along
+    latency gives the cap's throughput there), in ms, never a tok/s/user; users per MW have no
+    rate to divide by and say so."""
+    out = tmp_path / "o"
     results, report, _ = build(
-        SPECS / "synthetic-sweep.cmp", tmp_path / "o", "latency.metric=ttft",
+        SPECS / "synthetic-sweep.cmp", out, f"latency.metric={metric}",
         "latency.target=1000 ms",
     )  # fmt: skip
-    for entry in results["fleet"]["systems"].values():
+    for name, entry in results["fleet"]["systems"].items():
         assert entry["users_per_mw"] is None
-        assert entry["users_per_mw_note"] == "the latency metric `ttft` is not a per-token rate"
-        assert entry["cost_cap"] == []
-        assert entry["cost_cap_note"] == "the latency metric `ttft` is not a per-token rate"
-    assert "No concurrent users per megawatt for alpha (synthetic): the latency metric" in report
-    assert "0 tok/s/user" not in report
+        assert (
+            entry["users_per_mw_note"] == f"the latency metric `{metric}` is not a per-token rate"
+        )
+        (read,) = entry["cost_cap"]
+        assert read["axis"] == "latency" and read["status"] == "met"
+        assert read["interactivity_tok_s_user"] is None and read["interactivity_ci"] is None
+        frontier = pareto_frontier(
+            Point(p["interactivity_tok_s_user"], p["throughput_per_gpu"])
+            for p in results["systems"][name]["frontier"]
+        )
+        at = read_latency(frontier, read["latency_ms"], "steffen").value
+        assert at == pytest.approx(read["required_throughput_per_gpu"], rel=1e-9)
+        slow, fast = (1000 / k["interactivity_tok_s_user"] for k in read["knots"])
+        assert fast < read["latency_ms"] < slow
+        low, high = read["latency_ms_ci"]
+        assert low < read["latency_ms"] < high
+    ratio = next(r for r in results["fleet"]["ratios"] if r["quantity"] == "latency_at_cost_cap")
+    alpha, beta = (
+        results["fleet"]["systems"][n]["cost_cap"][0]["latency_ms"] for n in ("alpha", "beta")
+    )
+    assert ratio["ratio"] == pytest.approx(alpha / beta)
+    section = report.split("## Fleet planning")[1].split("\n## ")[0]
+    assert f"| Lowest P90 {'TTFT' if metric == 'ttft' else 'end-to-end latency'} (ms) |" in section
+    assert "tok/s/user" not in section and "interactivit" not in section
+    rows = _rows(out)
+    assert rows["alpha.fleet.cost_cap.assumed.latency_ms"]["unit"] == "ms"
+
+
+def test_a_latency_read_that_is_a_bound_is_at_most_one_sided(tmp_path):
+    """$50/Mtok: the fastest run (lowest TTFT) is within the cap, so the lowest TTFT is at
+    most that run's; its one-sided bound is an upper one, the 95% quantile of the replicates."""
+    out = tmp_path / "o"
+    results, report, _ = build(
+        SPECS / "synthetic-sweep.cmp", out, "latency.metric=ttft", "latency.target=1000 ms",
+        "fleet.cost_cap=50 USD/Mtok",
+    )  # fmt: skip
+    rows = _rows(out)
+    for name, entry in results["fleet"]["systems"].items():
+        (read,) = entry["cost_cap"]
+        fastest = max(p["interactivity_tok_s_user"] for p in results["systems"][name]["frontier"])
+        assert read["status"] == "at_least"
+        assert read["latency_ms"] == pytest.approx(1000 / fastest)
+        bound = read["latency_ms_one_sided_ci"]
+        assert read["latency_ms_ci"] is None and bound >= read["latency_ms"]
+        assert f"| at most {bound:.1f} (one-sided) |" in report
+        fid = f"{name}.fleet.cost_cap.assumed.latency_ms"
+        assert "upper bound" in rows[f"{fid}_one_sided_high"]["quantity"]
+        assert f"{fid}_ci_low" not in rows
 
 
 def test_without_intervals_the_section_claims_none(tmp_path):

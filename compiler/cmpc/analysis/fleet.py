@@ -31,6 +31,7 @@ from cmpc.compute.fleet import (
     users_per_megawatt,
 )
 from cmpc.compute.frontier import Point, pareto_frontier, read_latency, read_target
+from cmpc.compute.frontier_batch import along_latency
 from cmpc.compute.intervals import lower_bound
 from cmpc.diagnostics import Diagnostic, warning
 from cmpc.ingest.points import RunPoint, SystemData
@@ -40,8 +41,9 @@ from cmpc.language import vocabulary as V
 
 METHOD = (
     "cost per million tokens = price per GPU-hour / (tokens per used GPU-hour x utilization x "
-    "used share of billed GPUs); along each frontier (read along interactivity with the spec's "
-    "read method) throughput falls as interactivity rises, so the cap is met up to where the "
+    "used share of billed GPUs); along each frontier (read with the spec's read method along "
+    "interactivity, or along latency for a metric that is no per-token rate) throughput falls "
+    "as interactivity rises (latency falls), so the cap is met up to where the "
     "read throughput falls to price x 1e6 / (cap x 3600 x utilization x share): solved exactly "
     "on a linear segment, by bisection on the Steffen cubic, at the fastest knot within the cap "
     "for the nearest read; never beyond the measured range"
@@ -95,7 +97,8 @@ def _cost_cap(
     utilization = comparison.cost.utilization
     reads: list[T.CostCapRead] = []
     replicates: dict[str, np.ndarray] = {}
-    x = np.array([[p.interactivity for p in frontier]], dtype=float)
+    along = cap_axis(comparison)
+    x = _axis(np.array([[p.interactivity for p in frontier]], dtype=float), along)
     y = np.array([[p.throughput for p in frontier]], dtype=float)
     for scenario in _scenarios(system):
         hourly = hourly_cost(system, scenario)
@@ -105,10 +108,12 @@ def _cost_cap(
         need = required_throughput(usd, cap, utilization, share)
         found, status = interactivity_within(x, y, need, method)
         word = STATUSES[int(status[0])]
-        speed = float(found[0]) if math.isfinite(found[0]) else None
+        at = float(found[0]) if math.isfinite(found[0]) else None
+        speed = at if along == "interactivity" else None
+        latency = -at if at is not None and along == "latency" else None
         knots: list[T.PointResult] = []
         throughput: float | None = None
-        if int(status[0]) == MET and speed is not None:
+        if int(status[0]) == MET and at is not None:
             k = max(i for i, p in enumerate(frontier) if p.throughput >= need)
             knots = [point_json(frontier[k]), point_json(frontier[k + 1])]
             throughput = need
@@ -128,7 +133,10 @@ def _cost_cap(
             "interactivity_tok_s_user": speed,
             "interactivity_ci": None,
             "interactivity_one_sided_ci": None,
-            "latency_ms": 1000.0 / speed if speed else None,
+            "axis": along,
+            "latency_ms": 1000.0 / speed if speed else latency,
+            "latency_ms_ci": None,
+            "latency_ms_one_sided_ci": None,
             "throughput_per_gpu": throughput,
             "usd_per_million_tokens": cost_per_million_tokens(usd, throughput * share, utilization)
             if throughput
@@ -136,9 +144,16 @@ def _cost_cap(
             "knots": knots,
             "replicates_met": None,
         }
-        if rows is not None and speed is not None:
-            got, rep_status = interactivity_within(rows[0], rows[1], need, method)
-            if int(status[0]) == AT_LEAST:  # a bound has a one-sided interval, not two ends
+        if rows is not None and at is not None:
+            got, rep_status = interactivity_within(_axis(rows[0], along), rows[1], need, method)
+            bound = int(status[0]) == AT_LEAST  # a bound has a one-sided interval, not two ends
+            if along == "latency":  # x is -latency: its lower bound is the latency's upper one
+                upper = one_sided(comparison, got) if bound else None
+                entry["latency_ms_one_sided_ci"] = None if upper is None else -upper
+                found_ci = None if bound else ci(comparison, -got, latency)
+                entry["latency_ms_ci"] = as_list(found_ci)
+                got = -got
+            elif bound:
                 entry["interactivity_one_sided_ci"] = one_sided(comparison, got)
             else:
                 entry["interactivity_ci"] = as_list(ci(comparison, got, speed))
@@ -146,6 +161,17 @@ def _cost_cap(
             replicates[scenario] = got
         reads.append(entry)
     return reads, replicates
+
+
+def cap_axis(comparison: ir.Comparison) -> T.CapAxis:
+    """Interactivity for a per-token metric (InferenceX's planner); else the spec's latency,
+    read as the lowest latency within the cap (1/TTFT is no rate a user receives)."""
+    return "interactivity" if _not_per_token(comparison) is None else "latency"
+
+
+def _axis(speed: np.ndarray, along: T.CapAxis) -> np.ndarray:
+    """The cap read's x: interactivity, or -latency in ms (higher is better on both)."""
+    return speed if along == "interactivity" else along_latency(speed)
 
 
 def _output_frontier(system: ir.System, runs: Sequence[RunPoint]) -> tuple[Point, ...]:
@@ -298,8 +324,6 @@ def fleet(
         }
         if cap is None:
             entry["cost_cap_note"] = "no cost cap is declared"
-        elif (why := _not_per_token(comparison)) is not None:
-            entry["cost_cap_note"] = why
         elif not cost_basis_matches(comparison):
             entry["cost_cap_note"] = (
                 "the cost's token basis differs from the counted tokens: no cost per token"
@@ -332,11 +356,11 @@ def fleet(
                     continue
                 ratios.append(
                     _ratio(
-                        "interactivity_at_cost_cap",
+                        f"{read['axis']}_at_cost_cap",
                         system.name,
                         base,
                         read["scenario"],
-                        (read["interactivity_tok_s_user"], other["interactivity_tok_s_user"]),
+                        (_cap_value(read), _cap_value(other)),
                         (read["status"] == "met", other["status"] == "met"),
                         (
                             cap_reps.get(system.name, {}).get(read["scenario"]),
@@ -369,6 +393,12 @@ def fleet(
         "ratios": ratios,
     }
     return out, found
+
+
+def _cap_value(read: T.CostCapRead) -> float | None:
+    return (
+        read["interactivity_tok_s_user"] if read["axis"] == "interactivity" else read["latency_ms"]
+    )
 
 
 def one_sided(comparison: ir.Comparison, replicates: np.ndarray) -> float | None:

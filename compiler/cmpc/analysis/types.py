@@ -480,6 +480,7 @@ class UncertaintyConditions(TypedDict):
 # -- fleet-planner reads (`fleet { cost_cap ... }`) ----------------------------------------------
 
 CapStatus = Literal["met", "at_least", "cannot_meet"]
+CapAxis = Literal["interactivity", "latency"]  # highest interactivity, or lowest latency
 
 
 class CostCapRead(TypedDict):
@@ -492,7 +493,10 @@ class CostCapRead(TypedDict):
     interactivity_tok_s_user: float | None
     interactivity_ci: list[float] | None
     interactivity_one_sided_ci: float | None
+    axis: CapAxis
     latency_ms: float | None
+    latency_ms_ci: list[float] | None
+    latency_ms_one_sided_ci: float | None  # axis latency, at_least: "at most", an upper bound
     throughput_per_gpu: float | None
     usd_per_million_tokens: float | None
     knots: list[PointResult]
@@ -524,7 +528,7 @@ class FleetSystem(TypedDict):
 class FleetRatio(TypedDict):
     system: str
     baseline: str
-    quantity: Literal["interactivity_at_cost_cap", "users_per_mw"]
+    quantity: Literal["interactivity_at_cost_cap", "latency_at_cost_cap", "users_per_mw"]
     scenario: str | None
     ratio: float | None
     ratio_ci: list[float] | None

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, is_number
+from cmpc.report.readwords import latency_name
 from cmpc.report.sections.uncertainty import confidence_level as level
 from cmpc.report.sections.uncertainty import interval_pair as pair
 from cmpc.report.text import DASH, Md, escape, escape_prose, fixed, number, percent, ratio, usd
@@ -22,6 +23,7 @@ CAP_READS = {
 }
 RATIO_NAMES = {
     "interactivity_at_cost_cap": "ratio of the highest interactivities within the cost cap",
+    "latency_at_cost_cap": "ratio of the lowest latencies within the cost cap",
     "users_per_mw": "ratio of the users per MW at the target",
 }
 BASES = {"measured": "measured", "tdp": "TDP", "provisioned": "provisioned all-in"}
@@ -30,61 +32,77 @@ BASES = {"measured": "measured", "tdp": "TDP", "provisioned": "provisioned all-i
 LOWER_BOUND = ", a lower bound"
 
 
-def _interval(found: object, fmt: Callable[[object], Md] = number, one_sided: object = None) -> Md:
+def _interval(
+    found: object, fmt: Fmt = number, one_sided: object = None, word: str = "at least"
+) -> Md:
     """The interval column: two ends, or the one-sided bound of a read that is a bound."""
     got = pair(found)
     if got:
         return Md("{} to {}").format(fmt(got[0]), fmt(got[1]))
     if is_number(one_sided):
-        return Md("at least {} (one-sided)").format(fmt(one_sided))
+        return Md("{} {} (one-sided)").format(Md(word), fmt(one_sided))
     return Md(DASH)
 
 
 def _one_sided(ctx: Context, fid: str, what: str, value: object, unit: str, fmt: Fmt,
-               name: str) -> None:  # fmt: skip
+               name: str, side: str = "low") -> None:  # fmt: skip
     """figures.csv's row for a one-sided bound, named as the report's `at least` names it."""
     if is_number(value):
-        ctx.fig.add(f"{fid}_one_sided_low", f"{what}, one-sided {level(ctx)} lower bound",
+        word = "lower" if side == "low" else "upper"
+        ctx.fig.add(f"{fid}_one_sided_{side}", f"{what}, one-sided {level(ctx)} {word} bound",
                     value, unit, fmt(value), system=name)  # fmt: skip
+
+
+def _knot_text(knot: JsonObject, latency: bool) -> Md:
+    """A knot's place on the read's axis: tok/s/user, or its latency in ms."""
+    x = knot.get("interactivity_tok_s_user")
+    if latency:
+        return speed_text(1000.0 / x) if is_number(x) and x > 0 else Md(DASH)
+    return speed_text(x)
 
 
 def _cap_row(ctx: Context, name: str, read: JsonObject) -> JsonObject:
     status = read.get("status")
     fid = f"{name}.fleet.cost_cap.{read.get('scenario')}"
-    speed = read.get("interactivity_tok_s_user")
+    latency = read.get("axis") == "latency"
+    key, unit = ("latency_ms", "ms") if latency else ("interactivity", "tok/s/user")
+    value = read.get("latency_ms" if latency else "interactivity_tok_s_user")
     knots = read.get("knots") or []
-    what = "highest interactivity within the cost cap" + LOWER_BOUND * (status == "at_least")
-    shown = ctx.n(f"{fid}.interactivity", what, speed, "tok/s/user", speed_text, system=name)
+    what = (f"lowest {latency_name(ctx)} within the cost cap" if latency
+            else "highest interactivity within the cost cap")  # fmt: skip
+    what += (", an upper bound" if latency else LOWER_BOUND) * (status == "at_least")
+    shown = ctx.n(f"{fid}.{key}", what, value, unit, speed_text, system=name)
     if status == "met":
-        where = Md("between {} and {}").format(
-            *(speed_text(k.get("interactivity_tok_s_user")) for k in knots[:2])
-        )
+        ends = [_knot_text(k, latency) for k in knots[:2]]  # by interactivity: latency falls
+        where = Md("between {} and {}").format(*(ends[::-1] if latency else ends))
     elif status == "at_least":
-        shown = Md("at least {}").format(shown)
+        shown = Md("at most {}" if latency else "at least {}").format(shown)
         where = Md("the fastest run is within the cap")
     else:
         shown = Md("cannot meet the cap")
         slowest = knots[0] if knots else {}
-        where = Md("lowest cost {} at {} tok/s/user").format(
-            usd(read.get("usd_per_million_tokens")),
-            speed_text(slowest.get("interactivity_tok_s_user")),
+        where = Md("lowest cost {} at {} {}").format(
+            usd(read.get("usd_per_million_tokens")), _knot_text(slowest, latency), Md(unit)
         )
-    found = pair(read.get("interactivity_ci"))
+    found = pair(read.get(f"{key}_ci"))
     if found:
-        ctx.fig.add(f"{fid}.interactivity_ci_low", "interactivity within the cap, interval low",
-                    found[0], "tok/s/user", speed_text(found[0]), system=name)  # fmt: skip
-        ctx.fig.add(f"{fid}.interactivity_ci_high", "interactivity within the cap, interval high",
-                    found[1], "tok/s/user", speed_text(found[1]), system=name)  # fmt: skip
-    bound = read.get("interactivity_one_sided_ci")
-    _one_sided(ctx, f"{fid}.interactivity", "interactivity within the cap", bound, "tok/s/user",
-               speed_text, name)  # fmt: skip
+        name_of = "latency" if latency else "interactivity"
+        ctx.fig.add(f"{fid}.{key}_ci_low", f"{name_of} within the cap, interval low",
+                    found[0], unit, speed_text(found[0]), system=name)  # fmt: skip
+        ctx.fig.add(f"{fid}.{key}_ci_high", f"{name_of} within the cap, interval high",
+                    found[1], unit, speed_text(found[1]), system=name)  # fmt: skip
+    bound = read.get(f"{key}_one_sided_ci")
+    _one_sided(ctx, f"{fid}.{key}", f"{'latency' if latency else 'interactivity'} within the cap",
+               bound, unit, speed_text, name, "high" if latency else "low")  # fmt: skip
     return {
         "system": ctx.label(name),
         "price": Md("{}/GPU-h ({})").format(
             usd(read.get("usd_per_gpu_hour")), escape(read.get("scenario"))
         ),
         "interactivity": shown,
-        "interval": _interval(read.get("interactivity_ci"), speed_text, bound),
+        "interval": _interval(
+            read.get(f"{key}_ci"), speed_text, bound, "at most" if latency else "at least"
+        ),
         "where": where,
         "throughput": number(read.get("throughput_per_gpu")),
     }
@@ -139,6 +157,10 @@ def _ratios(ctx: Context, fleet: JsonObject, quantity: str) -> list[Md]:
     return out
 
 
+def read_axis(latency: bool) -> str:
+    return "latency" if latency else "interactivity"
+
+
 def fleet_view(ctx: Context) -> JsonObject | None:
     """Rows of the section, or None without a `fleet` block."""
     fleet = ctx.results.get("fleet")
@@ -158,6 +180,9 @@ def fleet_view(ctx: Context) -> JsonObject | None:
         users.append(_users_row(ctx, name, entry))
     target = (ctx.conditions.get("latency") or {}).get("target") or {}
     cap = fleet.get("cost_cap_usd_per_million_tokens")
+    reads = [read for entry in systems.values() for read in entry.get("cost_cap") or []]
+    latency = any(read.get("axis") == "latency" for read in reads)
+    key = "latency_ms" if latency else "interactivity"
     return {
         "cap": ctx.n("fleet.cost_cap", "cost cap", cap, "USD/Mtok", usd) if cap else None,
         "basis": escape(fleet.get("token_basis") or "total"),
@@ -165,12 +190,20 @@ def fleet_view(ctx: Context) -> JsonObject | None:
         "level": Md(level(ctx)),
         "caps": caps,
         "cap_notes": notes,
-        "cap_ratios": _ratios(ctx, fleet, "interactivity_at_cost_cap"),
+        "cap_ratios": _ratios(ctx, fleet, f"{read_axis(latency)}_at_cost_cap"),
         "cap_intervals": any(
-            pair(read.get("interactivity_ci")) or is_number(read.get("interactivity_one_sided_ci"))
-            for entry in systems.values()
-            for read in entry.get("cost_cap") or []
+            pair(read.get(f"{key}_ci")) or is_number(read.get(f"{key}_one_sided_ci"))
+            for read in reads
         ),
+        "cap_what": Md("lowest {}").format(latency_name(ctx))
+        if latency
+        else Md("highest interactivity"),
+        "cap_column": Md("Lowest {} (ms)").format(latency_name(ctx))
+        if latency
+        else Md("Highest interactivity (tok/s/user)"),
+        "cap_ratio_what": Md("latencies (below 1: the system is faster)")
+        if latency
+        else Md("interactivities"),
         "target": number(target.get("interactivity_tok_s_user")),
         "users": users,
         "users_read": any(not u.get("missing") for u in users),
