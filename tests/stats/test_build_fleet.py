@@ -130,8 +130,59 @@ def test_a_pue_divides_users_per_megawatt(sweep_copy, tmp_path):
         a = plain["fleet"]["systems"][name]["users_per_mw"]
         b = with_pue["fleet"]["systems"][name]["users_per_mw"]
         assert b["users_per_mw"] == pytest.approx(a["users_per_mw"] / 1.25, rel=1e-12)
-        assert b["pue"] == 1.25
-    assert "× PUE 1.25" in report
+        assert b["users_per_mw_ci"] == pytest.approx([v / 1.25 for v in a["users_per_mw_ci"]])
+        assert b["pue"] == 1.25 and b["pue_from"] == "fleet"
+    assert "(power per GPU × PUE)" in report and report.count("PUE 1.25 (the fleet's)") == 2
+
+
+def test_each_system_counts_at_its_own_pue_the_fleet_one_the_default(sweep_copy, tmp_path):
+    """alpha in a data centre at PUE 1.1 (its power line), beta at the fleet's 1.4: each
+    system's users per MW are its IT-power read over its own PUE; the table and the footnote
+    state each PUE and whose it is; the cost-cap read, which no PUE enters, is unchanged."""
+    plain, _, _ = build(sweep_copy, tmp_path / "plain")
+    _edit(sweep_copy, POWER_LINES[0], POWER_LINES[0].replace(" source", " pue 1.1 source"))
+    _edit(sweep_copy, "cost_cap 1.00 USD/Mtok", "cost_cap 1.00 USD/Mtok\n    pue 1.4")
+    results, report, diagnostics = build(sweep_copy, tmp_path / "o")
+    assert "W144" not in [d.code for d in diagnostics]  # no tco: nothing to disagree with
+    for name, pue, whose in (("alpha", 1.1, "system"), ("beta", 1.4, "fleet")):
+        a = plain["fleet"]["systems"][name]["users_per_mw"]
+        b = results["fleet"]["systems"][name]["users_per_mw"]
+        assert b["users_per_mw"] == pytest.approx(a["users_per_mw"] / pue, rel=1e-12)
+        assert b["gpus_per_mw"] == pytest.approx(1e6 / (b["watts_per_gpu"] * pue))
+        assert (b["pue"], b["pue_from"]) == (pue, whose)
+        cap = results["fleet"]["systems"][name]["cost_cap"]
+        assert cap == plain["fleet"]["systems"][name]["cost_cap"]
+    ratio = next(r for r in results["fleet"]["ratios"] if r["quantity"] == "users_per_mw")
+    base = next(r for r in plain["fleet"]["ratios"] if r["quantity"] == "users_per_mw")
+    assert ratio["ratio"] == pytest.approx(base["ratio"] * 1.4 / 1.1, rel=1e-12)
+    assert "| 1,200 W (provisioned all-in), PUE 1.1 |" in report
+    assert "| 1,500 W (provisioned all-in), PUE 1.4 |" in report
+    note = _footnote(report)
+    assert "PUE 1.1 (its own)" in note and "PUE 1.4 (the fleet's)" in note
+
+
+def test_a_system_pue_without_a_fleet_pue_leaves_the_other_at_it_power(sweep_copy, tmp_path):
+    _edit(sweep_copy, POWER_LINES[1], POWER_LINES[1].replace(" source", " pue 1.5 source"))
+    results, report, _ = build(sweep_copy, tmp_path / "o")
+    alpha = results["fleet"]["systems"]["alpha"]["users_per_mw"]
+    assert alpha["pue"] is None and alpha["pue_from"] is None
+    assert results["fleet"]["systems"]["beta"]["users_per_mw"]["pue_from"] == "system"
+    note = _footnote(report)
+    assert "1,200 W per GPU, provisioned all-in, no PUE (IT power)" in note
+    assert "PUE 1.5 (its own)" in note and "no PUE declared" not in note
+
+
+def test_a_tco_at_another_pue_than_the_users_per_megawatt_warns(sweep_copy, tmp_path):
+    """W144: the tco costs alpha's electricity at PUE 1 (undeclared) while its users per MW
+    use 1.3; declaring 1.3 in both clears it."""
+    tco = "    tco { capex 30000 USD/gpu; years 5; power 1.2 kW; electricity 0.10 USD/kWh }\n"
+    _edit(sweep_copy, POWER_LINES[0], POWER_LINES[0].replace(" source", " pue 1.3 source") + tco)
+    _, _, diagnostics = build(sweep_copy, tmp_path / "o")
+    (w,) = [d for d in diagnostics if d.code == "W144"]
+    assert "PUE 1.3 (its `power` line), its `tco` energy PUE 1" in w.message
+    _edit(sweep_copy, "power 1.2 kW; electricity", "power 1.2 kW; pue 1.3; electricity")
+    _, _, diagnostics = build(sweep_copy, tmp_path / "fixed")
+    assert "W144" not in [d.code for d in diagnostics]
 
 
 def test_without_a_fleet_block_there_is_no_section(sweep_copy, tmp_path):
@@ -312,3 +363,67 @@ def test_a_bound_carries_a_one_sided_interval_and_never_two_ends(tmp_path, cap, 
             assert users["users_per_mw_one_sided_ci"] is None and users["users_per_mw_ci"]
             assert " to " in line.rsplit("|", 2)[1] and f"{fid}_one_sided_low" not in rows
     assert " to " not in "".join(x for x in section.splitlines() if "at least" in x)
+
+
+def _footnote(report: str) -> str:
+    (line,) = [x for x in report.splitlines() if x.startswith("[^fleet]: ")]
+    return line
+
+
+POWER_LINES = (
+    "    power 1.2 kW basis provisioned source sample\n",
+    "    power 1.5 kW basis provisioned source sample\n",
+)
+CAP = "fleet {\n    cost_cap 1.00 USD/Mtok\n  }"
+STEFFEN = "by bisection on the Steffen cubic"
+
+
+@pytest.mark.parametrize(
+    ("edits", "sets", "present", "absent"),
+    [
+        ((), (), [STEFFEN, "Intervals: every bootstrap", "no PUE declared", "Power: alpha"],
+         ["cannot be met", "is a bound", "one-sided", "linear segment", "× PUE"]),
+        ((), ("latency.read=linear",), ["exactly on the linear segment"], ["Steffen"]),
+        ((), ("latency.read=nearest",), ["at the fastest measured point within the cap"],
+         ["Steffen", "bisection"]),
+        ((), ("uncertainty=off",), [STEFFEN], ["Intervals", "bootstrap", "one-sided"]),
+        ((), ("fleet.cost_cap=50 USD/Mtok",),
+         ["the read is a bound: at least that run's interactivity", "one-sided 95% bound"],
+         ["bisection", "Steffen", "cannot be met"]),
+        ((), ("fleet.cost_cap=0.10 USD/Mtok",), ["the cap cannot be met"],
+         ["bisection", "is a bound"]),
+        ((), ("latency.target=5 tok/s/user",), ["a lower bound", "one-sided"], []),
+        (POWER_LINES, (), ["Cost per million", STEFFEN], ["Users per MW", "Power:", "PUE"]),
+        (((CAP, "fleet {\n    pue 1.2\n  }"),), (),
+         ["Users per MW", "× PUE", "PUE 1.2 (the fleet's)"],
+         ["Cost per million", "cap", "Steffen", "no PUE declared"]),
+    ],
+    ids=["sweep", "linear", "nearest", "uncertainty-off", "all-bounds", "none-meet",
+         "users-bound", "cost-cap-only", "users-per-mw-only"],
+)  # fmt: skip
+def test_the_fleet_footnote_states_only_what_this_build_did(
+    sweep_copy, tmp_path, edits, sets, present, absent
+):
+    """Each sentence of `[^fleet]` holds for this build: the read method it names is the spec's,
+    a bound or an unmet cap is described only where a read is one, intervals only where shown,
+    power and PUE only where users per MW are read, the cost only where a cap is read."""
+    for edit in edits:
+        old, new = edit if isinstance(edit, tuple) else (edit, "")
+        _edit(sweep_copy, old, new)
+    note = _footnote(build(sweep_copy, tmp_path / "o", *sets)[1])
+    assert [p for p in present if p not in note] == []
+    assert [a for a in absent if a in note] == []
+
+
+def test_one_run_per_system_the_footnote_names_no_crossing(tmp_path):
+    """The real vLLM TP8 and TP4 x PP2 runs, one each, both cost more than $1.00/Mtok: no
+    crossing was solved, no interval shown, no power declared, so the footnote says only the
+    cost formula and that the cap cannot be met."""
+    spec = _vllm_fleet_spec(tmp_path, "fleet { cost_cap 1.00 USD/Mtok }")
+    results, report, _ = build(spec, tmp_path / "o")
+    statuses = {e["cost_cap"][0]["status"] for e in results["fleet"]["systems"].values()}
+    assert statuses == {"cannot_meet"}
+    note = _footnote(report)
+    assert "the cap cannot be met" in note
+    for absent in ("bisection", "Steffen", "Intervals", "bound", "Users per MW", "Power:"):
+        assert absent not in note

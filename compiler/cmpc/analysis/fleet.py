@@ -240,6 +240,7 @@ def _users(
         "streams_per_gpu": at.value / speed,
         "watts_per_gpu": watts,
         "pue": pue,
+        "pue_from": None if pue is None else "system" if system.power.pue is not None else "fleet",
         "gpus_per_mw": 1e6 / (watts * (pue or 1.0)),
         "basis": system.power.basis,
         "source": system.power.source,
@@ -337,7 +338,8 @@ def fleet(
             if not entry["cost_cap"]:
                 entry["cost_cap_note"] = "no price is declared for the system"
                 found.append(_no_price(comparison, system, index))
-        users, why, replicates = _users(comparison, system, runs, reps, spec.pue)
+        pue = system.power.pue if system.power and system.power.pue is not None else spec.pue
+        users, why, replicates = _users(comparison, system, runs, reps, pue)
         entry["users_per_mw"], entry["users_per_mw_note"] = users, why
         user_reps[system.name] = replicates
         if system.power is None:

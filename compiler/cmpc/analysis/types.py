@@ -513,6 +513,7 @@ class UsersPerMw(TypedDict):
     streams_per_gpu: float
     watts_per_gpu: float
     pue: float | None
+    pue_from: Literal["system", "fleet"] | None  # the system's `power ... pue`, or the fleet's
     gpus_per_mw: float
     basis: PowerBasis
     source: str | None

@@ -128,8 +128,10 @@ def _users_row(ctx: Context, name: str, entry: JsonObject) -> JsonObject:
         "missing": None,
         "output": fixed(1)(users.get("output_throughput_per_gpu")),
         "streams": fixed(2)(users.get("streams_per_gpu")),
-        "power": Md("{} W ({})").format(
-            number(users.get("watts_per_gpu")), escape(BASES.get(users.get("basis"), "?"))
+        "power": Md("{} W ({}){}").format(
+            number(users.get("watts_per_gpu")),
+            escape(BASES.get(users.get("basis"), "?")),
+            Md(", PUE {}").format(number(users["pue"])) if is_number(users.get("pue")) else Md(""),
         ),
         "gpus": fixed(1)(users.get("gpus_per_mw")),
         "users": Md("at least {}").format(value) if users.get("bound") else value,
@@ -212,48 +214,116 @@ def fleet_view(ctx: Context) -> JsonObject | None:
 
 
 def footnote(ctx: Context) -> Md | None:
-    """How both reads are computed, and every power figure with its basis and source."""
+    """How this build's reads were computed, each sentence only where its fact holds."""
     fleet = ctx.results.get("fleet")
     if not fleet:
         return None
-    read = (ctx.conditions.get("latency") or {}).get("read") or "steffen"
-    parts = [
-        Md(
-            "Fleet reads (InferenceX's fleet planner). Cost per million {basis} tokens = price "
-            "per GPU-hour / (counted tokens per GPU-hour × utilization {util}), billed GPUs "
-            "paid for as in the cost table. Along each frontier throughput falls as "
-            "interactivity rises, so the cap holds up to where the read throughput falls to "
-            "price × 10^6 / (cap × 3600 × utilization); that interactivity is found {how}, "
-            "never beyond the measured range: when even the slowest run costs more, the cap "
-            "cannot be met; when the fastest run is within it, the read is a lower bound."
-        ).format(
-            basis=escape(fleet.get("token_basis") or "total"),
-            util=percent(fleet.get("utilization"), 0),
-            how=Md(CAP_READS.get(read, CAP_READS["steffen"])),
-        ),
-        Md(
-            "Users per MW = output tokens/s per GPU read at the target on the output-token "
-            "frontier / the target tok/s per user (concurrent streams per GPU; input tokens "
-            "are not streams) × GPUs per MW (10^6 W / power per GPU{pue})."
-        ).format(
-            pue=Md(" × PUE {}").format(number(fleet["pue"]))
-            if is_number(fleet.get("pue"))
-            else Md("; no PUE declared, so IT power as declared")
-        ),
-    ]
-    powers = []
-    for name in ctx.order:
-        users = ((fleet.get("systems") or {}).get(name) or {}).get("users_per_mw")
-        if users:
-            powers.append(
-                Md("{} {} W per GPU, {}, source {}").format(
-                    ctx.label(name),
-                    number(users.get("watts_per_gpu")),
-                    escape(BASES.get(users.get("basis"), "?")),
-                    ctx.source_title(users.get("source")),
-                )
-            )
+    named = [(n, e) for n in ctx.order if (e := (fleet.get("systems") or {}).get(n)) is not None]
+    reads = [read for _, e in named for read in e.get("cost_cap") or []]
+    users = [u for _, e in named if (u := e.get("users_per_mw"))]
+    parts = [Md("Fleet reads (InferenceX's fleet planner).")]
+    if reads:
+        parts.append(_cap_method(ctx, fleet, reads))
+    if users:
+        parts.append(_users_method(ctx, users))
+    some_pue = any(is_number(u.get("pue")) for u in users)
+    powers = [_power(ctx, n, u, some_pue) for n, e in named if (u := e.get("users_per_mw"))]
     if powers:
         parts.append(Md("Power: ") + Md("; ").join(powers) + Md("."))
-    parts.append(Md("Intervals: every bootstrap replicate's frontier read the same way."))
+    two = any(pair(r.get(f"{_key(r)}_ci")) for r in reads) or any(
+        pair(u.get("users_per_mw_ci")) for u in users
+    )
+    one = any(is_number(r.get(f"{_key(r)}_one_sided_ci")) for r in reads) or any(
+        is_number(u.get("users_per_mw_one_sided_ci")) for u in users
+    )
+    if two or one:
+        parts.append(
+            Md("Intervals: every bootstrap replicate's frontier read the same way{}.").format(
+                Md(
+                    "; a read that is a bound has a one-sided {} bound, the {} quantile of its "
+                    "replicates' reads (a replicate without a read counted past every value)"
+                ).format(Md(level(ctx)), Md(_tail(ctx)))
+                if one
+                else Md("")
+            )
+        )
     return Md(" ").join(parts)
+
+
+def _key(read: JsonObject) -> str:
+    return "latency_ms" if read.get("axis") == "latency" else "interactivity"
+
+
+def _tail(ctx: Context) -> str:
+    """`5%/95%`: the quantiles of a one-sided lower and upper bound at the spec's level."""
+    confidence = (ctx.results.get("uncertainty") or {}).get("confidence") or 0.95
+    low = round((1 - confidence) * 100, 6)
+    return f"{low:g}% (an upper bound: {100 - low:g}%)"
+
+
+def _cap_method(ctx: Context, fleet: JsonObject, reads: list[JsonObject]) -> Md:
+    """The cost-cap read: the cost formula, how the crossing was found, the bounds it met."""
+    statuses = {r.get("status") for r in reads}
+    latency = any(r.get("axis") == "latency" for r in reads)
+    method = (ctx.conditions.get("latency") or {}).get("read") or "steffen"
+    what = Md(latency_name(ctx)) if latency else Md("interactivity")
+    text = Md(
+        "Cost per million {basis} tokens = price per GPU-hour / (counted tokens per GPU-hour × "
+        "utilization {util}), billed GPUs paid for as in the cost table. Along each frontier "
+        "throughput falls as {falls}, so the cap holds up to where the read throughput falls "
+        "to price × 10^6 / (cap × 3600 × utilization)"
+    ).format(
+        basis=escape(fleet.get("token_basis") or "total"),
+        util=percent(fleet.get("utilization"), 0),
+        falls=Md("the {} falls").format(what) if latency else Md("interactivity rises"),
+    )
+    if "met" in statuses:
+        text += Md("; that {} is found {}{}").format(
+            what, Md(CAP_READS.get(method, CAP_READS["steffen"])),
+            Md(" along latency") if latency else Md(""),
+        )  # fmt: skip
+    clauses = [Md("never beyond the measured range")]
+    if "cannot_meet" in statuses:
+        clauses.append(Md("when even the slowest run costs more, the cap cannot be met"))
+    if "at_least" in statuses:
+        clauses.append(
+            Md("when the fastest run is within it, the read is a bound: {} that run's {}").format(
+                Md("at most") if latency else Md("at least"), what
+            )
+        )
+    return text + Md(", ") + Md("; ").join(clauses) + Md(".")
+
+
+def _users_method(ctx: Context, users: list[JsonObject]) -> Md:
+    """Users per MW: the formula, its PUE, and the bound a too-easy target gives."""
+    pues = [u.get("pue") for u in users]
+    text = Md(
+        "Users per MW = output tokens/s per GPU read at the target on the output-token "
+        "frontier / the target tok/s per user (concurrent streams per GPU; input tokens are "
+        "not streams) × GPUs per MW (10^6 W / {power})"
+    ).format(
+        power=Md("(power per GPU × PUE)") if any(is_number(p) for p in pues)
+        else Md("power per GPU"),
+    )  # fmt: skip
+    if not any(is_number(p) for p in pues):
+        text += Md("; no PUE declared, so IT power as declared")
+    if any(u.get("bound") for u in users):
+        text += Md("; a target easier than every run reads the best run's output, a lower bound")
+    return text + Md(".")
+
+
+def _power(ctx: Context, name: str, users: JsonObject, some_pue: bool) -> Md:
+    """One system's power per GPU, its basis, its PUE (and whose) and its source."""
+    pue = users.get("pue")
+    whose = {"system": "its own", "fleet": "the fleet's"}.get(str(users.get("pue_from")), "")
+    return Md("{} {} W per GPU, {}{}, source {}").format(
+        ctx.label(name),
+        number(users.get("watts_per_gpu")),
+        escape(BASES.get(str(users.get("basis")), "?")),
+        Md(", PUE {} ({})").format(number(pue), Md(whose))
+        if is_number(pue)
+        else Md(", no PUE (IT power)")
+        if some_pue
+        else Md(""),
+        ctx.source_title(users.get("source")),
+    )
