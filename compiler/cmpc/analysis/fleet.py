@@ -1,5 +1,6 @@
-"""Fleet-planner reads (`fleet { ... }`): the highest interactivity within a cost cap, and the
-concurrent users a megawatt serves at the target, each with intervals from the replicates."""
+"""Fleet-planner reads (`fleet { ... }`): the highest interactivity (for a latency metric, the
+lowest latency) within a cost cap, and the concurrent users a megawatt serves at the target,
+each with intervals from the replicates (one-sided for a read that is a bound)."""
 
 from __future__ import annotations
 
@@ -398,6 +399,7 @@ def fleet(
 
 
 def _cap_value(read: T.CostCapRead) -> float | None:
+    """The read on its axis: tok/s/user, or ms."""
     return (
         read["interactivity_tok_s_user"] if read["axis"] == "interactivity" else read["latency_ms"]
     )

@@ -233,16 +233,18 @@ def footnote(ctx: Context) -> Md | None:
     two = any(pair(r.get(f"{_key(r)}_ci")) for r in reads) or any(
         pair(u.get("users_per_mw_ci")) for u in users
     )
-    one = any(is_number(r.get(f"{_key(r)}_one_sided_ci")) for r in reads) or any(
+    upper = any(is_number(r.get("latency_ms_one_sided_ci")) for r in reads)
+    lower = any(is_number(r.get("interactivity_one_sided_ci")) for r in reads) or any(
         is_number(u.get("users_per_mw_one_sided_ci")) for u in users
     )
+    one = upper or lower
     if two or one:
         parts.append(
             Md("Intervals: every bootstrap replicate's frontier read the same way{}.").format(
                 Md(
-                    "; a read that is a bound has a one-sided {} bound, the {} quantile of its "
-                    "replicates' reads (a replicate without a read counted past every value)"
-                ).format(Md(level(ctx)), Md(_tail(ctx)))
+                    "; a read that is a bound has a one-sided {} bound from its replicates' "
+                    "reads: {} (a replicate without a read counted past every value)"
+                ).format(Md(level(ctx)), Md(_tails(ctx, lower, upper)))
                 if one
                 else Md("")
             )
@@ -254,11 +256,13 @@ def _key(read: JsonObject) -> str:
     return "latency_ms" if read.get("axis") == "latency" else "interactivity"
 
 
-def _tail(ctx: Context) -> str:
-    """`5%/95%`: the quantiles of a one-sided lower and upper bound at the spec's level."""
+def _tails(ctx: Context, lower: bool, upper: bool) -> str:
+    """Which quantile gives the bounds shown: `the 5% quantile` (lower), `the 95%` (upper)."""
     confidence = (ctx.results.get("uncertainty") or {}).get("confidence") or 0.95
     low = round((1 - confidence) * 100, 6)
-    return f"{low:g}% (an upper bound: {100 - low:g}%)"
+    words = [f"the {low:g}% quantile for a lower bound"] * lower
+    words += [f"the {100 - low:g}% quantile for an upper bound"] * upper
+    return " and ".join(words)
 
 
 def _cap_method(ctx: Context, fleet: JsonObject, reads: list[JsonObject]) -> Md:
@@ -270,12 +274,13 @@ def _cap_method(ctx: Context, fleet: JsonObject, reads: list[JsonObject]) -> Md:
     text = Md(
         "Cost per million {basis} tokens = price per GPU-hour / (counted tokens per GPU-hour × "
         "utilization {util}), billed GPUs paid for as in the cost table. Along each frontier "
-        "throughput falls as {falls}, so the cap holds up to where the read throughput falls "
+        "throughput falls as {falls}, so the cap holds {upto} the read throughput falls "
         "to price × 10^6 / (cap × 3600 × utilization)"
     ).format(
         basis=escape(fleet.get("token_basis") or "total"),
         util=percent(fleet.get("utilization"), 0),
         falls=Md("the {} falls").format(what) if latency else Md("interactivity rises"),
+        upto=Md("down to the latency at which") if latency else Md("up to where"),
     )
     if "met" in statuses:
         text += Md("; that {} is found {}{}").format(
