@@ -11,14 +11,42 @@ import test_layers
 from cmpc import lazy
 
 
+def _run(code: str) -> list[str]:
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return run.stdout.split()
+
+
 def test_the_module_is_imported_when_an_attribute_is_first_read():
     code = (
         "import sys; from cmpc import lazy; m = lazy.module('colorsys');"
-        "before = 'colorsys' in sys.modules; value = m.rgb_to_hsv(1, 0, 0);"
-        "print(before, 'colorsys' in sys.modules, value)"
+        "before = lazy.loaded('colorsys'); value = m.rgb_to_hsv(1, 0, 0);"
+        "print(before, lazy.loaded('colorsys'), value == (0.0, 1.0, 1))"
     )
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert run.stdout.strip().split(maxsplit=2) == ["False", "True", "(0.0, 1.0, 1)"]
+    assert _run(code) == ["False", "True", "True"]
+
+
+def test_an_import_statement_meanwhile_binds_the_stand_in_and_loads_once():
+    code = (
+        "import sys; from cmpc import lazy; m = lazy.module('colorsys');"
+        "import colorsys; same = colorsys is m and not lazy.loaded('colorsys');"
+        "value = colorsys.hls_to_rgb(0, 0.5, 0); real = sys.modules['colorsys'];"
+        "print(same, real is not m, real.hls_to_rgb is m.hls_to_rgb, value == (0.5, 0.5, 0.5))"
+    )
+    assert _run(code) == ["True", "True", "True", "True"]
+
+
+def test_a_deferred_submodule_is_reachable_from_its_package():
+    code = (
+        "import sys, json; from cmpc import lazy; m = lazy.module('json.tool');"
+        "import json.tool; print(json.tool is m, callable(json.tool.main),"
+        "lazy.loaded('json.tool'))"
+    )
+    assert _run(code) == ["True", "True", "True"]
+
+
+def test_an_imported_module_is_returned_as_it_is():
+    assert lazy.module("ast") is ast and lazy.loaded("ast")
 
 
 def test_a_missing_attribute_is_an_attribute_error():
@@ -27,6 +55,16 @@ def test_a_missing_attribute_is_an_attribute_error():
     except AttributeError:
         return
     raise AssertionError("expected AttributeError")
+
+
+def test_a_module_that_is_not_installed_fails_at_first_use_and_is_not_registered():
+    missing = lazy.module("cmpc_no_such_module")
+    assert "cmpc_no_such_module" not in sys.modules
+    try:
+        missing.anything  # noqa: B018
+    except ImportError:
+        return
+    raise AssertionError("expected ImportError")
 
 
 def test_the_layer_rules_read_a_deferred_import_as_an_import():

@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from cmpc import __version__, _classcache, _defer
+from cmpc import __version__, _classcache, lazy
 
 # The command line, not `import cmpc`, hands dataclasses the caching exec: a program that uses
 # the API keeps the standard library as it is (see cmpc/_classcache.py).
@@ -335,7 +335,7 @@ def _run(args: argparse.Namespace) -> Outcome:
             slos=dict(args.slo),
         )
     if args.verb == "build":
-        _defer.defer("numpy")  # a rebuild from cached runs may do no array arithmetic at all
+        lazy.module("numpy")  # a rebuild from cached runs may do no array arithmetic at all
         from cmpc.build.model import Options
         from cmpc.build.pipeline import build_spec
 

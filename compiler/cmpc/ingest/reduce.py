@@ -18,7 +18,7 @@ from concurrent.futures import (
 from dataclasses import dataclass
 from pathlib import Path
 
-from cmpc import _defer
+from cmpc import lazy
 from cmpc.diagnostics import Diagnostic, error, warning
 from cmpc.ingest import pooling, remote, resample, sketch
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
@@ -323,7 +323,7 @@ def reduce_all(
         methods = multiprocessing.get_all_start_methods()
         # fork shares the already imported readers; elsewhere the platform's default
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        _defer.load("numpy")  # before the fork, as the readers are: not once in every worker
+        lazy.load("numpy")  # before the fork, as the readers are: not once in every worker
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
         try:
             _collect(pool, todo, cache, done, progress, total, slots=workers)
