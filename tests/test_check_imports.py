@@ -15,12 +15,14 @@ SPEC = REPO / "specs" / "mi355x-vs-b300.cmp"
 NOT_ON_THE_CHECK_PATH = (
     *("lark", "importlib.resources", "jsonschema", "numpy", "jinja2", "tomllib"),
     *("difflib", "tempfile", "shutil", "secrets"),  # did-you-mean, writes, tempfile's probe
+    *("inspect", "ast", "dis", "tokenize"),  # dataclasses' import, for an undocumented class only
     *("cmpc.check.capacity", "cmpc.check.claims", "cmpc.check.uncertainty", "cmpc.check.fleet"),
 )
 PROBE = """
 import sys, cmpc.cli
+from cmpc import lazy
 code = cmpc.cli.main(["check", sys.argv[1]])
-print(code, " ".join(sorted(m for m in sys.argv[2:] if m in sys.modules)))
+print(code, " ".join(sorted(m for m in sys.argv[2:] if lazy.loaded(m))))
 """
 
 

@@ -15,10 +15,17 @@ from __future__ import annotations
 import atexit
 import builtins
 import contextlib
-import dataclasses
 import marshal
 import os
 import sys
+
+from cmpc import lazy
+
+# dataclasses imports inspect (with ast, dis, tokenize: about 7 ms) for one branch, the
+# docstring of a class that has none; deferred, it loads only if such a class is defined.
+lazy.module("inspect")
+
+import dataclasses  # noqa: E402  (after inspect is deferred)
 
 _FOLDER = os.path.join(os.path.dirname(__file__), "__pycache__")
 _FILE = os.path.join(_FOLDER, f"dataclass-code.{sys.implementation.cache_tag}.marshal")
