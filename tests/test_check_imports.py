@@ -16,6 +16,7 @@ NOT_ON_THE_CHECK_PATH = (
     *("lark", "importlib.resources", "jsonschema", "numpy", "jinja2", "tomllib"),
     *("difflib", "tempfile", "shutil", "secrets"),  # did-you-mean, writes, tempfile's probe
     *("inspect", "ast", "dis", "tokenize"),  # dataclasses' import, for an undocumented class only
+    *("hashlib", "importlib.util"),  # OpenSSL for the IR memo's name; lazy's spec search
     *("cmpc.check.capacity", "cmpc.check.claims", "cmpc.check.uncertainty", "cmpc.check.fleet"),
 )
 PROBE = """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 import subprocess
 import sys
 
@@ -72,3 +73,9 @@ def test_the_layer_rules_read_a_deferred_import_as_an_import():
     assert test_layers._lazy_import(statement) == "cmpc.check.capacity"
     found = test_layers._imports("cmpc.check.comparison")
     assert ("cmpc.check.capacity", False) in {(target, inside) for target, _, inside in found}
+
+
+def test_the_spec_found_is_the_one_importlib_finds():
+    for name in ("colorsys", "json.tool", "cmpc.check.capacity", "numpy", "cmpc_no_such_module"):
+        ours, theirs = lazy._find_spec(name), importlib.util.find_spec(name)
+        assert (ours and (ours.name, ours.origin)) == (theirs and (theirs.name, theirs.origin))

@@ -24,7 +24,6 @@ for `import` statements, and mypy sees the real module through the `TYPE_CHECKIN
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import sys
 import types
 from typing import Any
@@ -62,7 +61,7 @@ def module(name: str) -> Any:
     if found is not None:
         return found
     stand_in = _Deferred(name)
-    spec = importlib.util.find_spec(name)
+    spec = _find_spec(name)
     if spec is None:  # not installed: the first attribute read raises ImportError, as import does
         return stand_in
     stand_in.__spec__ = spec  # no __path__: importing a submodule loads the package first
@@ -71,6 +70,17 @@ def module(name: str) -> Any:
     if parent and child not in vars(sys.modules[parent]):  # `import a.b` then `a.b.x` finds it
         setattr(sys.modules[parent], child, stand_in)
     return stand_in
+
+
+def _find_spec(name: str) -> Any:
+    """importlib.util.find_spec for a module not imported yet, without importing importlib.util."""
+    parent = name.rpartition(".")[0]
+    path = importlib.import_module(parent).__path__ if parent else None
+    for finder in sys.meta_path:
+        spec = finder.find_spec(name, path) if hasattr(finder, "find_spec") else None
+        if spec is not None:
+            return spec
+    return None
 
 
 def load(name: str) -> None:
