@@ -26,6 +26,16 @@ def test_a_second_start_compiles_no_dataclass_method():
     assert misses() == 0
 
 
+def test_a_start_whose_classes_all_replay_reads_no_codes():
+    probe = (
+        "import cmpc.cli, cmpc.verbs.check, cmpc._classcache as c; print(c._codes_read, c.replayed)"
+    )
+    misses()  # what the check path defines is recorded
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    read, replayed = run.stdout.split()
+    assert read == "False" and int(replayed) >= 60
+
+
 def test_the_api_leaves_the_standard_library_alone():
     probe = "import dataclasses, cmpc, cmpc.api; print(hasattr(dataclasses, 'exec'))"
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
@@ -67,7 +77,7 @@ def test_a_start_builds_the_code_of_its_own_classes_only():
     )
     subprocess.run([sys.executable, "-c", other], capture_output=True, check=True)
     probe = (
-        "import cmpc.cli, cmpc.verbs.check, cmpc._classcache as cache;"
+        "import cmpc.cli, cmpc.verbs.check, cmpc._classcache as cache; cache._load();"
         "print(sum(isinstance(c, bytes) for t, c in cache._codes.items() if 's5check_unused' in t))"
     )
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

@@ -30,6 +30,7 @@ import marshal
 import os
 import sys
 import types
+from typing import Any
 
 from cmpc import lazy
 
@@ -41,10 +42,15 @@ import dataclasses  # noqa: E402  (after inspect is deferred)
 
 _FOLDER = os.path.join(os.path.dirname(__file__), "__pycache__")
 _FILE = os.path.join(_FOLDER, f"dataclass-code.{sys.implementation.cache_tag}.marshal")
+_SHAPES_FILE = os.path.join(_FOLDER, f"dataclass-shapes.{sys.implementation.cache_tag}.marshal")
 _MOST = 4096  # entries kept: past that the file starts over (old classes' texts go)
-_STAMP = f"{sys.version} marshalled-codes class-shapes"  # older files are not read
+_STAMP = f"{sys.version} marshalled-codes"  # older files (codes, not bytes) are not read
+_SHAPES_STAMP = f"{sys.version} class-shapes"
 
+# The codes are read at the first text dataclasses runs: a start whose classes all replay
+# never reads them (a thousand texts, hashed as keys, were a twentieth of `cmpc check`).
 _codes: dict[str, object] = {}
+_codes_read = False
 _shapes: dict[tuple[object, ...], bytes] = {}  # a class's shape -> its functions' makers
 misses = 0  # texts compiled in this process (read by the tests)
 learned = 0  # class shapes recorded in this process (read by the tests)
@@ -52,15 +58,21 @@ replayed = 0  # classes built from a record (read by the tests)
 _recording: list[str] | None = None  # the texts run while dataclasses processes one class
 
 
-def _load() -> None:
+def _read(path: str, stamp: str) -> dict[object, object]:
+    """The dict a file of this kind holds, or an empty one if it is missing or foreign."""
     try:
-        with open(_FILE, "rb") as handle:
-            stamp, codes, shapes = marshal.loads(handle.read())
+        with open(path, "rb") as handle:
+            found, kept = marshal.loads(handle.read())
     except (OSError, EOFError, ValueError, TypeError):
-        return
-    if stamp == _STAMP and isinstance(codes, dict) and isinstance(shapes, dict):
-        _codes.update(codes)  # text -> marshalled code
-        _shapes.update(shapes)
+        return {}
+    return kept if found == stamp and isinstance(kept, dict) else {}
+
+
+def _load() -> None:
+    """Read the kept codes (text -> marshalled code)."""
+    global _codes_read
+    _codes_read = True
+    _codes.update(_read(_FILE, _STAMP))  # type: ignore[arg-type]
 
 
 def _exec(source, globals=None, locals=None, /):  # exec's own parameter names
@@ -79,6 +91,8 @@ def _exec(source, globals=None, locals=None, /):  # exec's own parameter names
 
 def _code(source: str) -> types.CodeType | None:
     """The kept code of a text, decoded at its first use; None if none is kept."""
+    if not _codes_read:
+        _load()
     code = _codes.get(source)
     if isinstance(code, bytes):
         try:
@@ -94,18 +108,21 @@ def _marshalled(code: object) -> bytes:
 
 def _save() -> None:
     """Write the texts compiled and shapes learned in this run next to those read, atomically."""
-    if not misses and not learned:
-        return
-    kept = _codes if len(_codes) <= _MOST else {}
-    codes = {text: _marshalled(code) for text, code in kept.items()}
-    shapes = _shapes if len(_shapes) <= _MOST else {}
-    part = f"{_FILE}.{os.getpid()}.tmp"
+    if misses:
+        kept = _codes if len(_codes) <= _MOST else {}
+        _write(_FILE, (_STAMP, {text: _marshalled(code) for text, code in kept.items()}))
+    if learned:
+        _write(_SHAPES_FILE, (_SHAPES_STAMP, _shapes if len(_shapes) <= _MOST else {}))
+
+
+def _write(path: str, content: tuple[str, dict[Any, bytes]]) -> None:
+    part = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(_FOLDER, exist_ok=True)
         fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(marshal.dumps((_STAMP, codes, shapes)))
-        os.replace(part, _FILE)
+            handle.write(marshal.dumps(content))
+        os.replace(part, path)
     except (OSError, ValueError):
         with contextlib.suppress(OSError):
             os.unlink(part)
@@ -116,7 +133,7 @@ def install() -> None:
     Python whose dataclasses this replays, the class processing that replays known shapes."""
     if getattr(dataclasses, "exec", None) is _exec:
         return
-    _load()
+    _shapes.update(_read(_SHAPES_FILE, _SHAPES_STAMP))  # type: ignore[arg-type]
     dataclasses.exec = _exec  # type: ignore[attr-defined]
     if _REPLAYS:
         dataclasses._process_class = _process_class  # type: ignore[attr-defined]
@@ -288,9 +305,7 @@ def _replay(cls, fields, steps, options):
     init, repr, eq, order, unsafe_hash, frozen, _, _, slots, weakref_slot = options
     dc = dataclasses
     namespace = sys.modules[cls.__module__].__dict__
-    cls.__dataclass_params__ = dc._DataclassParams(
-        init, repr, eq, order, unsafe_hash, frozen
-    )
+    cls.__dataclass_params__ = dc._DataclassParams(init, repr, eq, order, unsafe_hash, frozen)
     by_name = {f.name: f for f in fields}
     for field in fields:
         if isinstance(getattr(cls, field.name, None), dc.Field):
