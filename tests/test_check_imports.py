@@ -17,6 +17,7 @@ NOT_ON_THE_CHECK_PATH = (
     *("difflib", "tempfile", "shutil", "secrets"),  # did-you-mean, writes, tempfile's probe
     *("inspect", "ast", "dis", "tokenize"),  # dataclasses' import, for an undocumented class only
     *("hashlib", "importlib.util"),  # OpenSSL for the IR memo's name; lazy's spec search
+    *("argparse", "gettext", "locale"),  # plain check arguments are read without argparse
     *("cmpc.check.capacity", "cmpc.check.claims", "cmpc.check.uncertainty", "cmpc.check.fleet"),
 )
 PROBE = """
