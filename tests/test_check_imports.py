@@ -18,6 +18,7 @@ NOT_ON_THE_CHECK_PATH = (
     *("inspect", "ast", "dis", "tokenize"),  # dataclasses' import, for an undocumented class only
     *("hashlib", "importlib.util"),  # OpenSSL for the IR memo's name; lazy's spec search
     *("argparse", "gettext", "locale"),  # plain check arguments are read without argparse
+    *("pathlib", "urllib.parse", "ipaddress"),  # the spec and the memo are read by string paths
     *("cmpc.check.capacity", "cmpc.check.claims", "cmpc.check.uncertainty", "cmpc.check.fleet"),
 )
 PROBE = """
