@@ -13,7 +13,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 # what the `cmpc` console script runs, for code that is not the installed checkout (--against)
-CONSOLE_SCRIPT = "import re, sys\nfrom cmpc.cli import main\nsys.exit(main())"
+CONSOLE_SCRIPT = "import re, sys\nfrom cmpc import cli\n"
+CONSOLE_SCRIPT += "sys.exit(cli.run() if hasattr(cli, 'run') else cli.main())"
 
 
 def timed(

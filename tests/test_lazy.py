@@ -79,3 +79,12 @@ def test_the_spec_found_is_the_one_importlib_finds():
     for name in ("colorsys", "json.tool", "cmpc.check.capacity", "numpy", "cmpc_no_such_module"):
         ours, theirs = lazy._find_spec(name), importlib.util.find_spec(name)
         assert (ours and (ours.name, ours.origin)) == (theirs and (theirs.name, theirs.origin))
+
+
+def test_a_submodule_imported_through_a_loaded_stand_in_is_on_the_real_package():
+    code = (
+        "import sys; from cmpc import lazy; m = lazy.module('xml');"
+        "import xml.dom; real = sys.modules['xml'];"
+        "print(real is not m, real.dom is sys.modules['xml.dom'], m.dom is real.dom)"
+    )
+    assert _run(code) == ["True", "True", "True"]

@@ -39,6 +39,14 @@ class _Deferred(types.ModuleType):
     def __getattr__(self, attribute: str) -> Any:
         return getattr(_load(self), attribute)
 
+    def __setattr__(self, attribute: str, value: Any) -> None:
+        # the import system sets a submodule on the parent it found in sys.modules, which may be
+        # this stand-in after the parent was loaded through it: the real module gets it too
+        super().__setattr__(attribute, value)
+        real = sys.modules.get(self.__name__)
+        if real is not None and real is not self:
+            setattr(real, attribute, value)
+
     def __repr__(self) -> str:
         real = sys.modules.get(self.__name__)
         if real is not None and real is not self:
