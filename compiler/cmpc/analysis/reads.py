@@ -16,6 +16,7 @@ from cmpc.diagnostics import Diagnostic, warning
 from cmpc.ingest.points import RunPoint, SystemData
 from cmpc.ir import model as ir
 from cmpc.language import vocabulary as V
+from cmpc.language.units import shown_in_seconds
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def target_text(latency: ir.Latency) -> str:
     target = latency.target
     assert target is not None
     if by_latency(latency):
-        return f"a {latency.statistic} {latency.metric} of {target.latency_ms:g} ms or less"
+        return f"a {latency.statistic} {latency.metric} of {target.value:g} {target.unit} or less"
     return f"{target.interactivity_tok_s_user:g} tok/s/user"
 
 
@@ -86,6 +87,8 @@ def _best_measured(latency: ir.Latency, frontier: Sequence[Point]) -> str:
         return "no run has a finite latency"
     if by_latency(latency):
         fastest = 1000.0 / frontier[-1].interactivity
+        if latency.target is not None and shown_in_seconds(latency.target.unit):
+            return f"its lowest measured {latency.metric} is {fastest / 1000:.4g} s"
         return f"its lowest measured {latency.metric} is {fastest:.4g} ms"
     return f"its fastest run reaches {frontier[-1].interactivity:.4g} tok/s/user"
 
