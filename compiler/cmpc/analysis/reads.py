@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from cmpc.analysis import types as T
 from cmpc.analysis.hardware import gpu_count, gpus_per_node
+from cmpc.analysis.load_labels import load_label
 from cmpc.analysis.tokens import accounting
 from cmpc.compute.accounting import TokenAccounting, TokenRates, counted_tokens, split_input
 from cmpc.compute.frontier import Point, Read, pareto_frontier, read_latency, read_target
@@ -258,7 +259,8 @@ def _run_points(
             continue  # a zero latency (every token in one chunk) has no finite interactivity
         per_gpu = counted / denominator
         rate = _request_rate(rp.fields.get("request_rate"))
-        points.append(Point(1.0 / rp.latency_s, per_gpu, rp.concurrency, rp.label, rate))
+        load = load_label(rp.fields)
+        points.append(Point(1.0 / rp.latency_s, per_gpu, rp.concurrency, rp.label, rate, load))
     hit = None
     if hit_values:
         hit = sum(c for c, _ in hit_values) / sum(i for _, i in hit_values)
@@ -311,4 +313,5 @@ def point_json(p: Point) -> T.PointResult:
         "concurrency": p.concurrency,
         "label": p.label,
         "request_rate": p.request_rate,
+        "load": p.load or None,
     }

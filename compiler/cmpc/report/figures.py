@@ -110,7 +110,9 @@ def _source_phrases(results: JsonObject) -> list[str]:
 
 
 def _load_text(point: JsonObject) -> str:
-    """A point's load as its label: `c64`, `4 req/s`, or empty."""
+    """A point's load as its label: `c64`, `4 req/s`, `sync`, `all at once`, or empty."""
+    if point.get("load"):
+        return _text(point["load"])
     rate = point.get("request_rate")
     if _finite(rate):
         return f"{rate:g} req/s"

@@ -394,6 +394,16 @@ def _points(ctx: Context, name: str, s: JsonObject) -> list[dict[str, Any]]:
             system=name,
             source=str(p.get("label") or ""),
         )
+        if p.get("load"):  # the point's label in the figure
+            ctx.fig.add(
+                f"{name}.point{i}.load",
+                "point load",
+                p["load"],
+                "",
+                escape(p["load"]),
+                system=name,
+                source=str(p.get("label") or ""),
+            )
         rows.append(
             {
                 "concurrency": load_cell(p),
@@ -416,12 +426,15 @@ def _points(ctx: Context, name: str, s: JsonObject) -> list[dict[str, Any]]:
 
 
 def load_cell(point: JsonObject) -> Md:
-    """A point's load: its concurrency, else its request rate (`4 req/s`, `inf`), else n/a."""
+    """A point's load: its concurrency, else `inf (all at once)`, else its load label
+    (`4 req/s poisson`, `sync`, `Offline`), else its request rate, else n/a."""
     conc, rate = point.get("concurrency"), point.get("request_rate")
     if is_number(conc):
         return number(conc)
     if rate == "inf":
         return Md("inf (all at once)")
+    if point.get("load"):
+        return escape(point["load"])
     if is_number(rate):
         return Md("{} req/s").format(number(rate))
     return Md(DASH)
