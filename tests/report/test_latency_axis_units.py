@@ -98,7 +98,10 @@ def test_the_report_and_figure_say_the_targets_unit(
         assert f"| P90 {name} ({unit}) |" in report  # points and equal-latency tables
         assert "### At equal latency" in report
         assert f"target {target}" in svg
-        assert f"P90 {metric.upper() if metric == 'ttft' else metric} ({unit})" in svg
+        short = metric.upper() if metric == "ttft" else metric
+        assert f"P90 {short} ({unit})" in svg  # the x axis
+        assert re.search(rf"P90 {short}: [\d.,]+ {unit}&#10;", svg)  # each point's hover text
+        assert f"latency (P90 {short} in {unit}, lower is better)" in report
         if metric == "ttft":  # the CDF figure's TTFT panel is the axis's own metric
             assert f"TTFT ({unit})" in built[f"{metric} {target}"]["cdf"]
         assert f"The target is a P90 of {target.replace('5000', '5,000')}." in report
