@@ -27,13 +27,7 @@ from cmpc.analysis.readmemo import read_key, remembered
 from cmpc.analysis.reads import by_latency
 from cmpc.analysis.tokens import accounting
 from cmpc.compute.accounting import counted_tokens, split_input
-from cmpc.compute.frontier import Point, pareto_frontier, read_at, read_latency
-from cmpc.compute.frontier_batch import (
-    BATCH_METHODS,
-    along_latency,
-    read_batch,
-    read_batch_latency,
-)
+from cmpc.compute.frontier_batch import along_latency, read_batch, read_batch_latency
 from cmpc.compute.intervals import Interval, interval, spread, within_noise
 from cmpc.ingest.points import RunPoint
 from cmpc.ingest.resample import unpack
@@ -153,27 +147,11 @@ def _rows_at_target(latency: ir.Latency, speed: np.ndarray, through: np.ndarray)
     latency_axis = by_latency(latency)
     axis = along_latency(speed) if latency_axis else speed
     at = -target.latency_ms if latency_axis else target.interactivity_tok_s_user
-    if latency.read in BATCH_METHODS:
-        if latency_axis:
-            values = read_batch_latency(speed, through, target.latency_ms, latency.read)
-        else:
-            values = read_batch(speed, through, at, latency.read)
-        return _with_lower_bounds(values, axis, through, at)
-    out = np.full(speed.shape[0], np.nan)
-    for b in range(speed.shape[0]):  # the calculator's read has no batch form
-        points = [
-            Point(float(x), float(y))
-            for x, y in zip(speed[b], through[b], strict=True)
-            if math.isfinite(x) and math.isfinite(y)
-        ]
-        frontier = pareto_frontier(points)
-        if latency_axis:
-            value = read_latency(frontier, target.latency_ms, latency.read).value
-        else:
-            value = read_at(frontier, at, latency.read).value
-        if value is not None:
-            out[b] = value
-    return _with_lower_bounds(out, axis, through, at)
+    if latency_axis:
+        values = read_batch_latency(speed, through, target.latency_ms, latency.read)
+    else:
+        values = read_batch(speed, through, at, latency.read)
+    return _with_lower_bounds(values, axis, through, at)
 
 
 def _with_lower_bounds(
