@@ -18,7 +18,13 @@ from cmpc.compute.frontier import (
     steffen_value,
 )
 from cmpc.compute.frontier_batch import read_batch, read_batch_latency
-from cmpc.compute.intervals import acceleration, interval, normal_ppf, within_noise
+from cmpc.compute.intervals import (
+    acceleration,
+    interval,
+    lower_bound,
+    normal_ppf,
+    within_noise,
+)
 from cmpc.compute.slo_capacity import capacity_at
 
 
@@ -139,6 +145,17 @@ def test_capacity_is_never_read_beyond_the_sweep_or_where_no_run_meets_the_limit
     assert top.met and top.bounded_by_sweep and top.load == 2 and top.throughput == 20.0
     none = capacity_at([1, 2], [[2.0], [3.0]], [1.0], [10.0, 20.0])
     assert not none.met and none.load is None
+
+
+def test_a_lower_bounds_one_sided_bound_is_its_low_quantile_with_no_read_below_all():
+    """0..99 at 95%: numpy's linear 5% quantile, 4.95. Three replicates without a read count
+    as below every value (the 5% point, index 4.95, falls between 1 and 2); ten of 100 leave
+    the 5% point among them: no finite bound."""
+    assert lower_bound(np.arange(100.0), 0.95) == pytest.approx(4.95)
+    three = np.concatenate([np.full(3, np.nan), np.arange(97.0)])
+    assert lower_bound(three, 0.95) == pytest.approx(1.95)  # index 4.95 of [-inf x3, 0, 1, 2..]
+    assert lower_bound(np.concatenate([np.full(10, np.nan), np.arange(90.0)]), 0.95) is None
+    assert lower_bound(np.arange(9.0), 0.95) is None  # too few replicates
 
 
 def test_capacity_of_every_replicate_at_once_is_the_scalar_read_of_each():

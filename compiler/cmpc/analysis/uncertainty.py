@@ -28,12 +28,17 @@ from cmpc.analysis.reads import by_latency
 from cmpc.analysis.tokens import accounting
 from cmpc.compute.accounting import counted_tokens, split_input
 from cmpc.compute.frontier_batch import along_latency, read_batch, read_batch_latency
-from cmpc.compute.intervals import Interval, interval, spread, within_noise
+from cmpc.compute.intervals import Interval, interval, lower_bound, spread, within_noise
 from cmpc.ingest.points import RunPoint
 from cmpc.ingest.resample import unpack
 from cmpc.ir import model as ir
 
 RUNS_SEED = 0x5EED  # the stream that draws repetitions (runs), apart from each run's own
+BOUND_NOTE = (
+    "a side's read is a lower bound (every run is faster than the target), so the ratio is a "
+    "bound or no bound at all, and two interval ends around it would be wrong; each system's "
+    "read has its one-sided bound"
+)
 
 
 @dataclass(frozen=True)
@@ -249,13 +254,15 @@ def system_uncertainty(
             if result["data"] == "reported"
             else "a run file holds no per-request data (aggregate figures only)"
         )
-        return {"throughput_per_gpu_ci": declared,
+        return {"throughput_per_gpu_ci": declared, "throughput_per_gpu_one_sided_ci": None,
                 "interval_basis": "declared" if declared is not None else None,
                 "published_intervals": published, "reachable_share": None, "runs": [],
                 "repetitions": [], "run_to_run": "unknown", "note": why}  # fmt: skip
     at = result["at_target"]
     reads = found.boot
-    read_ci = ci(comparison, reads, at["throughput_per_gpu"])
+    bound = at["bound"] == "lower"  # a bound's interval is one-sided: no two ends around it
+    read_ci = None if bound else ci(comparison, reads, at["throughput_per_gpu"])
+    one_sided = lower_bound(reads, comparison.uncertainty.confidence) if bound else None
     size = reps.resamples
     runs: list[T.RunInterval] = []
     for r in reps.runs:
@@ -296,7 +303,8 @@ def system_uncertainty(
     finite = np.isfinite(reads)
     return {
         "throughput_per_gpu_ci": as_list(read_ci),
-        "interval_basis": "computed" if read_ci is not None else None,
+        "throughput_per_gpu_one_sided_ci": one_sided,
+        "interval_basis": "computed" if read_ci is not None or one_sided is not None else None,
         "published_intervals": [],
         "reachable_share": float(np.mean(finite)) if reads.size else None,
         "runs": runs,
@@ -339,6 +347,9 @@ def headline_uncertainty(
         }
         return ratio_interval(comparison, head, empty, computed)
     if ratio is None or not per_gpu or not a.point or not b.point:
+        return empty
+    if head["bound"] is not None:
+        empty["interval_note"] = BOUND_NOTE
         return empty
     with np.errstate(divide="ignore", invalid="ignore"):
         per_gpu_b = a.boot / b.boot
