@@ -127,16 +127,19 @@ def test_the_report_credits_the_command_line_everywhere(tmp_path):
         line for line in report.splitlines() if line.startswith("| 8x MI355X | price (owning)")
     )
     assert row == (
-        "| 8x MI355X | price (owning) | $2.00 per GPU-hour | owning "
+        "| 8x MI355X | price (owning) | $2.00 per GPU-hour[^set] | owning "
         "| `--set` (command line) | n/a |"
     )
-    utilization = "| all | utilization | 40.0% | assumed: share of hours serving at the measured "
+    utilization = (
+        "| all | utilization | 40.0%[^set] | assumed: share of hours serving at the measured "
+    )
     assert utilization + "throughput | `--set` |" in report
     footnote = next(line for line in report.splitlines() if line.startswith("[^price]:"))
-    assert "at utilization 40.0% (set on the command line, `--set`)" in footnote
+    assert "at utilization 40.0% (set on the command line: was `100%` in the spec)" in footnote
     assert (
-        "8x MI355X $2.00 per GPU-hour, owning basis, set on the command line (`--set`);" in footnote
-    )
+        "8x MI355X $2.00 per GPU-hour, owning basis, set on the command line: was "
+        "`1.50 USD/gpu/h` in the spec;"
+    ) in footnote
     rows = {r["id"]: r for r in csv.DictReader((out / "figures.csv").open())}
     assert rows["mi355x.price"]["source"] == "command line (--set)"
     assert rows["b300.price"]["source"].startswith("SemiAnalysis")

@@ -163,3 +163,16 @@ def test_error_positions(text, code, where):
 def test_unicode_columns_count_characters():
     _d, where = error_of('c {\n  t "é✓" @\n}\n')
     assert where == (2, 10)
+
+
+@pytest.mark.parametrize("text", ['c {\n  runs "a/*.json" where tp=8\n}\n', "c {\n  a: 1\n}\n"])
+def test_an_equals_sign_is_told_keys_and_values_are_spaced(text):
+    """A newcomer writes `where tp=8` (as on the command line) before `where tp 8`."""
+    d, _ = error_of(text)
+    assert d.code == "E004"
+    assert d.help is not None and "separated by a space, not `=`" in d.help
+
+
+def test_other_invalid_characters_keep_the_general_help():
+    d, _ = error_of("c {\n\ta @\n}\n")
+    assert d.help == "strings go in double quotes; comments start with `#`"

@@ -7,6 +7,7 @@ files in specs/data/llama70b/, the seeded synthetic sweep), never copied from a 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -143,7 +144,9 @@ def test_a_ttft_target_looser_than_every_run_is_met_not_unreachable(in_repo, tmp
         )
         assert at["throughput_per_gpu"] == best
     svg = (out / "figures" / "frontier.svg").read_text()
-    assert "0 tok/s/user" not in svg and "0 tok/s/user" not in report
+    # (the [^set] footnote quotes the spec's own `30 tok/s/user`: a number ending in 0 is fine)
+    zero = re.compile(r"(?<![\d.])0 tok/s/user")
+    assert not zero.search(svg) and not zero.search(report)
     # the axis in the target's unit (`1 s`), not in ms (docs/language.md, the display unit)
     assert "P90 TTFT (s)" in svg and "target 1 s" in svg
     assert "at a P90 TTFT of at most 1 s" in report

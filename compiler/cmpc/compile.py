@@ -75,7 +75,7 @@ def compile_spec(source: SourceFile, sets: Sequence[str], unsets: Sequence[str] 
                     + ("; to remove a key, `--unset PATH`" if flag == "--set" else ""),
                 )
             )
-    spec, problems, sources = apply_overrides(spec, overrides)
+    spec, problems, sources, overrides = apply_overrides(spec, overrides)
     sources |= bad
     diagnostics += problems
     comparison, more, origins = check_spec(spec)

@@ -75,7 +75,7 @@ def test_unsets_are_the_cli_unset(spec, tmp_path):
     removed = cmpc.build(spec, unsets=[path])
     assert cli_build(spec, tmp_path / "cli", "--unset", path) == 0
     assert removed.files["results.json"] == (tmp_path / "cli" / "results.json").read_text()
-    assert {"path": path, "value": None} in removed.document["overrides"]
+    assert {"path": path, "value": None, "was": "2.50 USD/gpu/h"} in removed.document["overrides"]
     assert removed.headline != cmpc.build(spec, render=False).headline
     both = cmpc.build(spec, render=False, overrides={path: "3.00 USD/gpu/h"}, unsets=path)
     assert both.document["systems"]["beta"]["cost"] == removed.document["systems"]["beta"]["cost"]

@@ -51,7 +51,7 @@ def test_the_spec_answer_wins_and_a_disagreement_is_w440(in_repo, tmp_path):
     assert row in report
     w440 = [d for d in outcome.diagnostics if d.code == "W440"]
     assert len(w440) == 2  # both systems' files say 200
-    assert "disagrees with the run files (200 prompts)" in w440[0].message
+    assert "disagrees with the run files (200 prompts in data/llama70b/tp8_" in w440[0].message
     assert w440[0].file and w440[0].file.endswith("llama70b-a100-tp8-vs-tp4pp2.cmp")
 
 

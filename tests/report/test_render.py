@@ -317,9 +317,11 @@ def test_an_unreachable_target_gives_no_headline_ratio_and_says_why(build):
     out, _ = build(SWEEP, sets=["latency.target=85 tok/s/user"])
     report = (out / "report.md").read_text()
     assert (
-        "**No headline ratio at 85 tok/s per user[^latency]: System A does not reach the target"
-        in report
+        "**No headline ratio at 85 tok/s per user[^set][^latency]: System A does not reach the "
+        "target" in report
     )
+    # the target came from the command line: the footnote gives the spec's own
+    assert "`latency.target` = `85 tok/s/user` (was `50 tok/s/user` in the spec)" in report
     assert "cmpc never extrapolates" in report
 
 

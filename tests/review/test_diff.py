@@ -127,6 +127,14 @@ def test_unreadable_builds_are_e802(tmp_path, capsys):
     assert run(capsys, "diff", str(tmp_path))[0] == 2  # one build is a usage error
 
 
+def test_two_specs_are_told_to_build_or_use_rev(in_repo, capsys):
+    """A newcomer's first try: `cmpc diff a.cmp b.cmp` (not a JSON parse error)."""
+    code, _, err = run(capsys, "diff", "specs/mi355x-vs-b300.cmp", "specs/llama70b-newcomer.cmp")
+    assert code == 2 and err.count("E802") == 2
+    assert "a spec, not a build: build each side first" in err
+    assert "`cmpc diff --rev GITREV SPEC`" in err and "Expecting value" not in err
+
+
 def test_warnings_inputs_and_verdicts_are_reported(in_repo, capsys, tmp_path):
     """From a real build (llama70b, two vLLM runs): a head whose input hash, warnings and
     verdict differ, edited by hand here, is reported row by row."""
@@ -225,3 +233,19 @@ def test_a_revision_is_built_confined_to_its_spec_folder(repo, capsys, tmp_path)
     assert code == 2
     assert "E503" in err and "E803" in err and "does not build" in err
     assert "not a run" not in err
+
+
+def test_no_winner_is_not_called_a_tie(in_repo, capsys, tmp_path):
+    """specs/llama70b-newcomer.cmp at 20 tok/s/user: TP4 x PP2 is unreachable (no ratio); at
+    5 tok/s/user both reads are lower bounds (ratio 1.381, winner not settled): no tie."""
+    spec = "specs/llama70b-newcomer.cmp"
+    base = build(capsys, spec, str(tmp_path / "a"))
+    head = build(capsys, spec, str(tmp_path / "b"), "--set", "latency.target=5 tok/s/user")
+    assert base["headline"]["winner"] is None and head["headline"]["winner"] is None
+    code, out, err = run(capsys, "diff", str(tmp_path / "a"), str(tmp_path / "b"))
+    assert code == 0, err
+    first = out.splitlines()[0]
+    assert "a tie" not in first
+    assert first.endswith(
+        "no winner (no ratio) before, no winner (the reads do not settle it) after."
+    )

@@ -105,4 +105,7 @@ def _system_result(
     pools = data[system.name].pools() if system.name in data else {}
     if repetitions := pooled_repetitions(comparison, runs, pools):
         result["pooled"] = repetitions
+    if runs:
+        held = sum(bool(r.quantiles) for r in runs)
+        result["per_request"] = "all" if held == len(runs) else "some" if held else "none"
     return result, found

@@ -117,6 +117,12 @@ def _read_runs(
     points, hit_rate, hit_rate_basis = _run_points(comparison, system, runs, gpus)
     frontier = pareto_frontier(points)
     read = SystemRead(tuple(points), frontier, hit_rate, hit_rate_basis)
+    cause = _uncounted(comparison, system, runs) if runs and not points else None
+    if cause is not None:
+        # not computable, never "unreachable": the runs may well meet the target
+        note, message, fix = cause
+        read = dataclasses.replace(read, notes=(f"throughput not computable: {note}",))
+        return read, [*found, _w416(comparison, system, message, fix)]
     latency = comparison.latency
     target = latency.target
     if target is not None:
@@ -238,6 +244,44 @@ def _gpu_count_mismatches(
             )
         )
     return found
+
+
+def _uncounted(
+    comparison: ir.Comparison, system: ir.System, runs: Sequence[RunPoint]
+) -> tuple[str, str, str] | None:
+    """Why runs with a latency give no throughput, as (report note, message, help); None when
+    some run lacks a latency instead (then no point is the frontier's business)."""
+    if any(rp.latency_s is None or not rp.latency_s > 0 for rp in runs):
+        return None
+    counts = accounting(comparison.tokens)
+    rates = [_rates(rp, system) for rp in runs]
+    if all(r is None for r in rates) and not any(_output_only(rp, counts) for rp in runs):
+        return (
+            "the run files state no token counts",
+            "its run files state no input and output token counts, so no token throughput",
+            "use a format or export that records each request's token counts (docs/traces.md)",
+        )
+    known = [r for r in rates if r is not None]
+    if counts.needs_cache_split and known and all(counted_tokens(r, counts) is None for r in known):
+        return (
+            "the token accounting leaves reused (prefix-cached) input out, and the run files "
+            "do not state how much input was cached",
+            "`reused excluded` needs the share of input tokens that was prefix-cached, and its "
+            "run files do not state it",
+            f"declare `cache_hit_rate N%` (or `0%` when prefix caching was off) on system "
+            f"`{system.name}`, or count reused input with `tokens {{ reused included }}`",
+        )
+    return None
+
+
+def _w416(comparison: ir.Comparison, system: ir.System, message: str, fix: str) -> Diagnostic:
+    return warning(
+        "W416",
+        f"`{system.name}`: no throughput is computable: {message}",
+        file=comparison.file,
+        origin="/tokens",
+        help=fix,
+    )
 
 
 def _run_points(

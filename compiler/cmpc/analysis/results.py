@@ -12,7 +12,8 @@ from cmpc.analysis.disclosure import disclosure
 from cmpc.analysis.figures import figures
 from cmpc.analysis.fleet import fleet
 from cmpc.analysis.intervals import settings, with_intervals
-from cmpc.analysis.run_facts import disagreements, run_facts
+from cmpc.analysis.run_disagreements import disagreements
+from cmpc.analysis.run_facts import run_facts
 from cmpc.analysis.sensitivity import sensitivity
 from cmpc.diagnostics import Diagnostic
 from cmpc.ingest.points import SystemData

@@ -294,6 +294,8 @@ class SystemResult(TypedDict):
     notes: list[str]
     goodput: Goodput | None
     latency_cdf: LatencyCdf | None
+    # which of a measured system's runs hold per-request data (the rest: the tool's aggregates)
+    per_request: NotRequired[Literal["all", "some", "none"]]
     pooled: NotRequired[list[PooledResult]]  # only where repetitions share a load
     at_target: AtTarget
     cost: CostResult
@@ -576,6 +578,7 @@ class SpecFile(TypedDict):
 class OverrideResult(TypedDict):
     path: str
     value: str | None  # None: `--unset PATH` removed the key
+    was: str | None  # the reviewed spec's own value, as written there; None: the spec had none
 
 
 class SourceResult(TypedDict):

@@ -248,7 +248,7 @@ def _envelope(
             "file": source.name,
             "sha256": hashlib.sha256(source.text.encode("utf-8")).hexdigest(),
         },
-        "overrides": [{"path": o.path, "value": o.value} for o in overrides],
+        "overrides": [{"path": o.path, "value": o.value, "was": o.was} for o in overrides],
         "sources": sources,
         "inputs": [
             {

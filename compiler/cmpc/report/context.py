@@ -25,6 +25,15 @@ from cmpc.report.words import (
 )
 
 SET = "--set"
+# what the Data row says cmpc did with a measured system's files
+PER_REQUEST = {
+    "all": Md("; per-request metrics computed by cmpc"),
+    "some": Md(
+        "; per-request metrics computed by cmpc where a file holds requests, the tool's own "
+        "aggregate figures elsewhere"
+    ),
+    "none": Md("; the tool's own aggregate figures (the files hold no per-request data)"),
+}
 COMMAND_LINE = "command line (--set)"
 
 
@@ -38,6 +47,13 @@ def get_in(mapping: object, *keys: object, default: Any = None) -> Any:
         if value is None:
             return default
     return value
+
+
+def override_path(path: object) -> str:
+    """An override's path as the report matches it: `comparison.` and plural block names dropped."""
+    aliases = {"systems": "system", "sources": "source", "claims": "claim"}
+    steps = [aliases.get(s, s) for s in str(path or "").split(".") if s]
+    return ".".join(steps[1:] if steps and steps[0] == "comparison" else steps)
 
 
 def is_number(x: object) -> TypeIs[float]:
@@ -246,6 +262,43 @@ class Context:
         shown = escape(price.get("as_of") or DASH)
         return shown + Md(" (`--set`)") if "as_of" in given and price.get("as_of") else shown
 
+    def overrides_of(self, prefix: str) -> list[JsonObject]:
+        """The `--set`/`--unset` overrides of the spec value at `prefix` or anything under it
+        (`*` matches any one step: `system.*.price`)."""
+        want = prefix.split(".")
+        return [
+            o
+            for o in self.results.get("overrides") or []
+            if len(steps := override_path(o.get("path")).split(".")) >= len(want)
+            and all(w in ("*", s) for w, s in zip(want, steps, strict=False))
+        ]
+
+    def set_mark(self, *prefixes: str) -> Md:
+        """`[^set]` beside a value the command line changed (the footnote says what it was)."""
+        return Md("[^set]") if any(self.overrides_of(p) for p in prefixes) else Md("")
+
+    def price_mark(self, name: str | None, price: JsonObject | None = None) -> Md:
+        """`[^set]` beside a price (the system's priced one by default) `--set` changed."""
+        if price is None:
+            price = get_in(self.systems, name, "cost", "price", default={})
+        return Md("[^set]") if (price or {}).get("set_on_command_line") else Md("")
+
+    def set_note(self, prefix: str) -> Md:
+        """` (set on the command line: was 70% in the spec)`, or nothing for a spec value."""
+        text = self.set_text(prefix)
+        return Md(" ({})").format(text) if text else Md("")
+
+    def set_text(self, prefix: str) -> Md:
+        """`set on the command line: was 70% in the spec`, or nothing for a spec value."""
+        found = self.overrides_of(prefix)
+        if not found:
+            return Md("")
+        was = [o.get("was") for o in found if o.get("was") is not None]
+        if not was:
+            return Md("set on the command line; not in the spec")
+        shown = Md(", ").join(code(w, in_table=False) for w in was)
+        return Md("set on the command line: was {} in the spec").format(shown)
+
     def given_by(self, path: str) -> str:
         """`--set` when the spec value at `path` (`cost.utilization`) was given on the command
         line, else `spec`."""
@@ -272,7 +325,7 @@ class Context:
         extra = [pair.format(k, par[k]) for k in ("ep", "dcp") if (par.get(k) or 1) > 1]
         if par.get("pools"):
             parts = [Md("{} pools").format(len(par["pools"]))]
-        layout = Md(" \u00d7 ").join(parts) if parts else Md("1")
+        layout = Md(" \u00d7 ").join(parts) if parts else Md("tp 1")  # one GPU per replica
         if extra:
             verb = "adds" if len(extra) == 1 else "add"
             return Md(" ({}; {} {} no GPUs)").format(layout, Md(", ").join(extra), verb)
@@ -293,7 +346,7 @@ class Context:
             )
             if runs.get("format"):
                 text += Md(", format {}").format(runs["format"])
-            return text + Md("; per-request metrics computed by cmpc")
+            return text + PER_REQUEST.get(str(s.get("per_request") or "all"), PER_REQUEST["all"])
         bits = Md(", ").join(self.source_bits(s.get("source")))
         return Md("{} by {}; not recomputed by cmpc").format(origin, bits)
 

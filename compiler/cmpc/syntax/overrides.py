@@ -9,6 +9,7 @@ from cmpc.language import vocabulary as V
 from cmpc.source import SourceFile, Span
 from cmpc.syntax import tree as st
 from cmpc.syntax.parser import parse_spec
+from cmpc.syntax.printer import values_text
 
 # Keys whose entries carry `key value` options after the value: `--set` replaces the value only,
 # and `KEY.OPTION` reaches one option (`system.b300.price.as_of`).
@@ -36,6 +37,7 @@ class Override:
 
     path: str
     value: str | None  # None: remove the key
+    was: str | None = None  # the spec's own value, as written there; None: the spec had none
 
     @property
     def text(self) -> str:
@@ -62,8 +64,11 @@ def from_command_line(span: Span | None) -> bool:
 
 def apply_overrides(
     spec: st.Spec, overrides: list[Override]
-) -> tuple[st.Spec, list[Diagnostic], dict[str, SourceFile]]:
+) -> tuple[st.Spec, list[Diagnostic], dict[str, SourceFile], list[Override]]:
     """The spec with each override applied; values are parsed with the spec's own literals.
+
+    The overrides are returned with the spec value each one replaced (`was`), so a report can
+    say what the reviewed spec said.
 
     Each override's source file holds its command-line text, so a diagnostic about its value
     shows `--set PATH=VALUE` with a caret under the value.
@@ -71,6 +76,7 @@ def apply_overrides(
     diagnostics: list[Diagnostic] = []
     sources: dict[str, SourceFile] = {}
     root = spec.root
+    applied = list(overrides)
     for n, override in enumerate(overrides, 1):
         name = f"{SOURCE_PREFIX}{n}" if override.value is not None else f"--unset #{n}"
         display = SourceFile(name, override.text)
@@ -95,7 +101,8 @@ def apply_overrides(
         steps = [ALIASES.get(s, s) for s in override.path.split(".") if s]
         if steps and steps[0] == "comparison":
             steps = steps[1:]
-        new_root, problem = _set(root, steps, value)
+        was: list[str] = []
+        new_root, problem = _set(root, steps, value, was)
         if problem:
             path_start = len("--unset ") if override.value is None else len("--set ")
             diagnostics.append(
@@ -112,7 +119,11 @@ def apply_overrides(
             )
             continue
         root = new_root
-    return replace(spec, root=root), diagnostics, sources
+        # a path set twice: the spec's value is what the first one replaced
+        first = next((o for o in applied[: n - 1] if o.path == override.path), None)
+        spec_value = first.was if first is not None else (was[0] if was else None)
+        applied[n - 1] = replace(override, was=spec_value)
+    return replace(spec, root=root), diagnostics, sources, applied
 
 
 def _named(child: st.Entry, label: str) -> bool:
@@ -124,8 +135,12 @@ def _named(child: st.Entry, label: str) -> bool:
 
 
 def _set(
-    entry: st.Entry, steps: list[str], value: tuple[st.Alternative, ...] | None
+    entry: st.Entry,
+    steps: list[str],
+    value: tuple[st.Alternative, ...] | None,
+    was: list[str],
 ) -> tuple[st.Entry, str | None]:
+    """The entry with the value at `steps` replaced; `was` receives the text it replaced."""
     if not steps:
         return entry, "the path is empty"
     key, rest = steps[0], steps[1:]
@@ -151,13 +166,17 @@ def _set(
         i = candidates[0]
         child = body[i]
         if rest and key in OPTIONS_OF and rest[0] in options and len(rest) == 1:
+            if (old := _option_atoms(child, rest[0])) is not None:
+                was.append(values_text((st.Alternative(atoms=old),)))
             new_child, problem = _set_option(child, rest[0], value)
         elif rest:
-            new_child, problem = _set(child, rest, value)
+            new_child, problem = _set(child, rest, value, was)
         elif value is None:
+            was.append(_leading_text(child))
             del body[i]
             return replace(entry, body=tuple(body)), None
         else:
+            was.append(_leading_text(child))
             new_child, problem = _replace_value(child, value), None
         if problem:
             return entry, problem
@@ -168,11 +187,21 @@ def _set(
     if value is None:
         return entry, f"no `{key}` in the spec to remove"
     if rest:  # an absent block: create it, so `--set cost.utilization=40%` works without `cost`
-        created, problem = _set(st.Entry(key=st.Name(value=key), body=()), rest, value)
+        created, problem = _set(st.Entry(key=st.Name(value=key), body=()), rest, value, was)
         if problem:
             return entry, problem
         return replace(entry, body=(*body, created)), None
     return replace(entry, body=(*body, st.Entry(key=st.Name(value=key), alternatives=value))), None
+
+
+def _leading_text(entry: st.Entry) -> str:
+    """An entry's value without its `key value` options: `1.50 USD/gpu/h` of a price."""
+    options = OPTIONS_OF.get(entry.key.value)
+    if not options or len(entry.alternatives) != 1:
+        return values_text(entry.alternatives)
+    atoms = entry.atoms
+    cut = next((i for i, a in enumerate(atoms) if _is_key(a, options)), len(atoms))
+    return values_text((st.Alternative(atoms=atoms[:cut]),))
 
 
 def _option_text(entry: st.Entry, *names: str) -> str | None:

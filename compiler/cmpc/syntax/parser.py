@@ -27,6 +27,11 @@ TERMINAL_WORDS = {
     "$END": "end of file",
 }
 
+# `where tp=8`, `utilization: 70%`: a key and its value are written side by side
+EQUALS_HELP = (
+    "a key and its value are separated by a space, not `=` or `:`: `where tp 8`, `utilization 70%`"
+)
+
 
 def parse_spec(source: SourceFile) -> tuple[st.Spec | None, list[Diagnostic]]:
     """Parse a spec; on a syntax error return None and that one diagnostic."""
@@ -300,5 +305,7 @@ def _unexpected_character(source: SourceFile, exc) -> Diagnostic:
         f"invalid character `{shown}`",
         source.span(pos, pos + 1),
         label=f"expected {expected}" if expected else "not part of the language",
-        help="strings go in double quotes; comments start with `#`",
+        help=EQUALS_HELP
+        if char in "=:"
+        else "strings go in double quotes; comments start with `#`",
     )

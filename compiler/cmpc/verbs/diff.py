@@ -37,6 +37,11 @@ def read_results(path: str) -> tuple[Doc | None, list[Diagnostic]]:
     try:
         if not target.is_file():
             raise OSError("no such file (a build folder or its results.json is expected)")
+        if target.suffix == ".cmp":
+            raise OSError(
+                "a spec, not a build: build each side first (`cmpc build SPEC -o DIR`), or "
+                "compare a spec with a git revision of it (`cmpc diff --rev GITREV SPEC`)"
+            )
         if target.stat().st_size > MAX_RESULTS_BYTES:
             raise OSError(f"larger than {MAX_RESULTS_BYTES} bytes")
         document = json.loads(target.read_text(encoding="utf-8"))
@@ -514,21 +519,30 @@ def _sentence(diff: Mapping[str, Any]) -> str:
         if c["change"] is not None:
             cost += f" ({percent(c['change'], 1, signed=True)})"
         parts.append(cost)
-    w = head["winner"]
+    w, cw = head["winner"], head["cost_winner"]
+    who = {side: _who(w[side], t[side]) for side in ("base", "head")}
+    cost_who = {side: _who(cw[side], c[side]) for side in ("base", "head")}
     if w["base"] != w["head"]:
-        verdict = (
-            f"**the winner flips from {escape(w['base'] or 'a tie')} to "
-            f"{escape(w['head'] or 'a tie')}**"
-        )
+        verdict = f"**the winner flips from {who['base']} to {who['head']}**"
+    elif w["head"] is None and who["base"] != who["head"]:
+        verdict = f"{who['base']} before, {who['head']} after"
     else:
-        verdict = f"the winner stays {escape(w['head'] or 'a tie')}"
-    cw = head["cost_winner"]
+        verdict = f"the winner stays {who['head']}"
     if cw["base"] != cw["head"]:
-        verdict += (
-            f", and **the cost winner flips from {escape(cw['base'] or 'a tie')} to "
-            f"{escape(cw['head'] or 'a tie')}**"
-        )
+        verdict += f", and **the cost winner flips from {cost_who['base']} to {cost_who['head']}**"
     return f"**{title}** ({escape(head['comparison'])}): " + ", ".join(parts) + f"; {verdict}."
+
+
+def _who(winner: object, ratio_value: object) -> str:
+    """A side's winner; without one, why: no ratio, a tie (within 0.5% of 1), or a ratio the
+    reads do not settle (both lower bounds, or within noise)."""
+    if winner:
+        return escape(str(winner))
+    if not isinstance(ratio_value, int | float) or isinstance(ratio_value, bool):
+        return "no winner (no ratio)"
+    if abs(float(ratio_value) - 1.0) <= 0.005:
+        return "a tie"
+    return "no winner (the reads do not settle it)"
 
 
 def _ratio(x: object) -> str:

@@ -38,7 +38,7 @@ def assumptions(ctx: Context) -> list[JsonObject]:
                 {
                     "system": ctx.label(name),
                     "item": Md("price ({})").format(scenario),
-                    "value": shown + Md(" per GPU-hour"),
+                    "value": shown + Md(" per GPU-hour") + ctx.price_mark(name, p),
                     "basis": escape(p.get("basis") or DASH),
                     "source": ctx.price_source_md(p),
                     "date": ctx.price_date_md(p),
@@ -147,7 +147,7 @@ def assumptions(ctx: Context) -> list[JsonObject]:
         {
             "system": Md("all"),
             "item": Md("utilization"),
-            "value": percent(cost.get("utilization")),
+            "value": percent(cost.get("utilization")) + ctx.set_mark("cost.utilization"),
             "basis": Md("assumed: share of hours serving at the measured throughput"),
             "source": Md("`--set`") if ctx.given_by("cost.utilization") != "spec" else Md("spec"),
             "date": Md(DASH),
@@ -163,7 +163,7 @@ def assumptions(ctx: Context) -> list[JsonObject]:
         {
             "system": Md("all"),
             "item": Md("cost token basis"),
-            "value": value,
+            "value": value + ctx.set_mark("cost.per_million"),
             "basis": Md(DASH),
             "source": Md("`--set`") if ctx.given_by("cost.per_million") != "spec" else Md("spec"),
             "date": Md(DASH),

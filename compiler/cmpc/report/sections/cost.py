@@ -56,7 +56,9 @@ def cost_view(ctx: Context) -> JsonObject:
         rows.append(
             {
                 "system": ctx.label(name),
-                "price": ctx.price_shown(name) if is_number(price) else Md(DASH),
+                "price": ctx.price_shown(name) + ctx.price_mark(name)
+                if is_number(price)
+                else Md(DASH),
                 "throughput": ctx.n(
                     f"{name}.throughput_per_gpu",
                     "throughput per GPU at the target" + (", a lower bound" if bound else ""),
@@ -86,7 +88,7 @@ def cost_view(ctx: Context) -> JsonObject:
     return {
         "rows": rows,
         "steps": steps,
-        "utilization": util_shown,
+        "utilization": util_shown + ctx.set_mark("cost.utilization"),
         "basis": escape(basis),
         "scenarios": scenario_costs(ctx),
     }

@@ -10,6 +10,7 @@ from cmpc.report.text import (
     DASH,
     Md,
     capitalized,
+    code,
     escape,
     link,
     number,
@@ -41,6 +42,8 @@ def footnotes(ctx: Context) -> dict[str, Md]:
     fleet_note = fleet.footnote(ctx)
     if fleet_note is not None:
         notes["fleet"] = fleet_note
+    if ctx.results.get("overrides"):
+        notes["set"] = _fn_set(ctx)
     if ctx.synthetic:
         notes["synthetic"] = Md(
             "The comparison is built from synthetic data (a source with "
@@ -50,14 +53,42 @@ def footnotes(ctx: Context) -> dict[str, Md]:
     return notes
 
 
+def _fn_set(ctx: Context) -> Md:
+    """What the command line changed, each with the value the reviewed spec file holds."""
+    parts = []
+    for o in ctx.results.get("overrides") or []:
+        path, value, was = code(o.get("path"), False), o.get("value"), o.get("was")
+        text = (
+            Md("{} = {}").format(path, code(value, False))
+            if value is not None
+            else Md("{} removed (`--unset`)").format(path)
+        )
+        parts.append(
+            text
+            + (
+                Md(" (was {} in the spec)").format(code(was, False))
+                if was is not None
+                else Md(" (not in the spec)")
+            )
+        )
+    return Md(
+        "Set on the command line, not in the reviewed spec file {}: {}. Every other value is "
+        "the spec's."
+    ).format(code(get_in(ctx.results, "spec", "file"), False), Md("; ").join(parts))
+
+
 def _fn_latency(ctx: Context) -> Md:
     lat = ctx.conditions.get("latency") or {}
     metric = lat.get("metric") or "tpot"
     stat = statistic_name(lat.get("statistic"))
     t = ctx.target()
     parts = [
-        Md("Latency constraint: the {} over requests of {}; TTFT {}.").format(
-            stat, METRICS.get(metric, metric), lat.get("ttft") or DASH
+        Md("Latency constraint: the {}{} over requests of {}{}; TTFT {}.").format(
+            stat,
+            ctx.set_note("latency.statistic"),
+            METRICS.get(metric, metric),
+            ctx.set_note("latency.metric"),
+            lat.get("ttft") or DASH,
         )
     ]
     if t and is_number(t.get("interactivity_tok_s_user")) and t["interactivity_tok_s_user"] > 0:
@@ -66,12 +97,13 @@ def _fn_latency(ctx: Context) -> Md:
                 "Interactivity = 1 / {stat}({metric}) in "
                 "tokens per second per user: the statistic of the latency, inverted (never the "
                 "statistic of 1/latency). The target {target} "
-                "tok/s/user is a {stat} {metric} of "
+                "tok/s/user{set} is a {stat} {metric} of "
                 "{at} {unit}."
             ).format(
                 stat=stat,
                 metric=METRIC_NAMES.get(metric, metric),
                 target=number(t["interactivity_tok_s_user"]),
+                set=ctx.set_note("latency.target"),
                 at=number(axis_unit(ctx).of_ms(t.get("latency_ms"))),
                 unit=axis_unit(ctx).symbol,
             )
@@ -79,8 +111,11 @@ def _fn_latency(ctx: Context) -> Md:
     elif t:
         unit = axis_unit(ctx)
         parts.append(
-            Md("The target is a {} of {} {}.").format(
-                stat, number(unit.of_ms(t.get("latency_ms"))), unit.symbol
+            Md("The target is a {} of {} {}{}.").format(
+                stat,
+                number(unit.of_ms(t.get("latency_ms"))),
+                unit.symbol,
+                ctx.set_note("latency.target"),
             )
         )
     method = lat.get("percentile_method") or "linear"
@@ -102,6 +137,14 @@ def _fn_latency(ctx: Context) -> Md:
         parts.append(
             Md("Percentiles: numpy's `{}` method over per-request values").format(method)
             + (Md(" (Hyndman\u2013Fan type 7).") if method == "linear" else Md("."))
+        )
+    aggregate = [n for n in ctx.order if get_in(ctx.systems, n, "per_request") in ("some", "none")]
+    if aggregate:
+        parts.append(
+            Md(
+                "Runs without per-request data ({}) give the statistic their tool published, "
+                "as it computed it."
+            ).format(Md(", ").join(ctx.label(n) for n in aggregate))
         )
     pooled = _pooled(ctx, lat.get("statistic") or "median", metric)
     if pooled is not None:
@@ -283,9 +326,7 @@ def _fn_price(ctx: Context) -> Md:
         ).format(
             basis,
             percent(cost.get("utilization")),
-            Md(" (set on the command line, `--set`)")
-            if ctx.given_by("cost.utilization") != "spec"
-            else Md(""),
+            ctx.set_note("cost.utilization"),
         )
     ]
     prices = []
@@ -302,7 +343,7 @@ def _fn_price(ctx: Context) -> Md:
                 )
             given = p.get("set_on_command_line") or []
             if "amount" in given:
-                bits.append(Md("set on the command line (`--set`)"))
+                bits.append(ctx.set_text(f"system.{n}.price") or Md("set on the command line"))
             if p.get("source"):
                 bits.append(Md("source {}").format(ctx.price_source_md(p)))
             if p.get("as_of"):

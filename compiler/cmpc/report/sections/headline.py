@@ -39,9 +39,9 @@ def headline(ctx: Context) -> JsonObject:
         "equal": None,
         "system": None,
         "baseline": ctx.label(ctx.baseline),
-        "target": target_phrase(ctx),
+        "target": target_phrase(ctx) + ctx.set_mark("latency.target"),
         "tokens": escape(token_phrase(get_in(ctx.conditions, "tokens", "count"))),
-        "per": escape(PER.get(ctx.per(), "per " + ctx.per())),
+        "per": escape(PER.get(ctx.per(), "per " + ctx.per())) + ctx.set_mark("normalize"),
         "direction": None,
         "change": None,
         "sources": [],
@@ -109,6 +109,10 @@ def headline(ctx: Context) -> JsonObject:
             h.get("system"),
             band,
         )
+        # per node (or rack), fewer tokens can still be cheaper: prices are per GPU-hour
+        out["equal"]["basis"] = (
+            Md(" per GPU-hour") if ctx.per() not in ("gpu", "dollar") else Md("")
+        )
     cr, pr = h.get("cost_ratio"), h.get("price_ratio")
     if is_number(cr) and is_number(pr) and not math.isclose(pr, 1.0):
         declared = _cost_phrase(
@@ -125,7 +129,7 @@ def headline(ctx: Context) -> JsonObject:
         pair = (h.get("system"), h.get("baseline"))
         billed = any(ctx.billing(n) is not None for n in pair)
         declared["prices"] = Md(", vs " if billed else " vs ").join(
-            ctx.used_price_shown(n) for n in pair
+            ctx.used_price_shown(n) + ctx.price_mark(n) for n in pair
         )
         out["declared"] = declared
     elif h.get("cost_unavailable"):

@@ -35,11 +35,18 @@ def provenance(ctx: Context) -> JsonObject:
         )
     ]
     overrides = [
-        Md("{} = {}").format(
-            code(o.get("path"), in_table=False), code(o.get("value"), in_table=False)
+        (
+            Md("{} = {}").format(
+                code(o.get("path"), in_table=False), code(o.get("value"), in_table=False)
+            )
+            if o.get("value") is not None
+            else Md("{} removed (`--unset`)").format(code(o.get("path"), in_table=False))
         )
-        if o.get("value") is not None
-        else Md("{} removed (`--unset`)").format(code(o.get("path"), in_table=False))
+        + (
+            Md(" (was {} in the spec)").format(code(o["was"], in_table=False))
+            if o.get("was") is not None
+            else Md("")
+        )
         for o in ctx.results.get("overrides") or []
     ]
     warnings = [

@@ -158,7 +158,8 @@ def _system(ctx: Context, name: str) -> dict[str, Any]:
                 Md("Price"),
                 ctx.price_shown(name)
                 + Md(" per GPU-hour")
-                + (Md(" ({})").format(basis) if basis else Md("")),
+                + (Md(" ({})").format(basis) if basis else Md(""))
+                + ctx.price_mark(name),
             )
         )
         per_m = cost.get("usd_per_million_tokens")
