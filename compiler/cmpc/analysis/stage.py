@@ -140,18 +140,24 @@ def recall(
     return value
 
 
-def recall_exact(step: str, inputs: object, compute: Callable[[], list[float]]) -> list[float]:
-    """`compute()` of a list of floats, remembered under `inputs` (JSON): all it reads."""
+def recall_exact(
+    step: str, inputs: object, compute: Callable[[], list[float]], size: int
+) -> list[float]:
+    """`compute()`, `size` floats, remembered under `inputs` (JSON): all it reads."""
     if not _ACTIVE or not _ACTIVE[-1].stored:
         return compute()
     memo = _ACTIVE[-1]
     key = hashlib.sha256(f"{step}\0".encode() + canonical(inputs)).hexdigest()
     text = memo.steps.get(key)
     if text is not None:
-        found = json.loads(text)
-        if isinstance(found, list) and all(isinstance(v, float) for v in found):
-            memo.hits += 1
-            return found
+        try:
+            found = json.loads(text)
+        except ValueError:
+            found = None
+        if isinstance(found, list) and len(found) == size:
+            if all(isinstance(v, float) for v in found):
+                memo.hits += 1
+                return found
     value = [float(v) for v in compute()]
     memo.steps[key] = json.dumps(value, allow_nan=True)
     memo.changed = True

@@ -585,7 +585,7 @@ def _frontier_curve(front: list[Point], method: str) -> tuple[list[float], list[
             *(math.nan if v is None else v for v in _curve(front, grid, method)),
         ]
 
-    both = recall_exact("frontier-curve", inputs, computed)
+    both = recall_exact("frontier-curve", inputs, computed, 2 * 161)
     curve = both[161:]
     return both[:161], [None if math.isnan(v) else v for v in curve]
 
