@@ -151,13 +151,13 @@ def recall_exact(
     text = memo.steps.get(key)
     if text is not None:
         try:
-            found = json.loads(text)
+            found: object = json.loads(text)
         except ValueError:
             found = None
-        if isinstance(found, list) and len(found) == size:
-            if all(isinstance(v, float) for v in found):
-                memo.hits += 1
-                return found
+        shaped = isinstance(found, list) and len(found) == size
+        if isinstance(found, list) and shaped and all(isinstance(v, float) for v in found):
+            memo.hits += 1
+            return [float(v) for v in found]
     value = [float(v) for v in compute()]
     memo.steps[key] = json.dumps(value, allow_nan=True)
     memo.changed = True

@@ -187,9 +187,8 @@ def _compute_build(
     diagnostics += located(problems, compiled.origins)
     if has_errors(diagnostics):
         return failed()
-    stage = open_stage(
-        comparison, inputs, _stage_root(options, spec_dir, problems) if lazy else None
-    )
+    root = _stage_root(options, spec_dir, problems) if lazy else None
+    stage = open_stage(comparison, inputs, root, options.sketch)
     with recording(stage.memo):
         analysis, warnings = analyze(comparison, data)
     diagnostics += located(warnings, compiled.origins)

@@ -29,8 +29,15 @@ class Stage:
             save_stage(self.root, self.key, self.memo.steps)
 
 
-def open_stage(comparison: ir.Comparison, inputs: Sequence[Input], root: Path | None) -> Stage:
+def open_stage(
+    comparison: ir.Comparison,
+    inputs: Sequence[Input],
+    root: Path | None,
+    sketch: float | None = None,
+) -> Stage:
     """The stage for these conditions and inputs under `root` (empty if none is stored).
+
+    `sketch` is the one way a build reduces its runs that the IR does not state (`--sketch`).
 
     Without a cache folder (`root` None) or run files the stage is never stored: reported
     figures read no run, so there is nothing to keep.
@@ -40,5 +47,6 @@ def open_stage(comparison: ir.Comparison, inputs: Sequence[Input], root: Path | 
     key = stage_key(
         price_free_digest(comparison),
         [(i.path, i.sha256, i.format, i.system, i.runs) for i in inputs],
+        sketch,
     )
     return Stage(root, key, Memo(load_stage(root, key) or {}))

@@ -49,9 +49,15 @@ def analysis_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def stage_key(price_free_ir: str, inputs: Sequence[tuple[str, str, str, str, int]]) -> str:
-    """The stage's name: layout, version, code, the price-free IR's digest and the inputs."""
+def stage_key(
+    price_free_ir: str,
+    inputs: Sequence[tuple[str, str, str, str, int]],
+    sketch: float | None = None,
+) -> str:
+    """The stage's name: layout, version, code, the price-free IR's digest, the inputs and how
+    their percentiles were taken (`sketch`: a DDSketch's relative accuracy; None: exactly)."""
     doc = {
+        "sketch": sketch,
         "layout": STAGE_LAYOUT,
         "cmpc": __version__,
         "code": analysis_fingerprint(),
