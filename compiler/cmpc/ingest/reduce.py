@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import (
@@ -12,19 +11,26 @@ from concurrent.futures import (
     CancelledError,
     Executor,
     Future,
-    ProcessPoolExecutor,
     wait,
 )
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cmpc import _defer
+from cmpc import _defer, lazy
 from cmpc.diagnostics import Diagnostic, error, warning
 from cmpc.ingest import pooling, remote, resample, sketch
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
 from cmpc.ingest.points import RunPoint, matches, run_point
 from cmpc.metrics import per_request, summarize  # imported before workers fork, not in each
 from cmpc.traces import Run, companions, load_runs, readpass, skips_gaps
+
+if TYPE_CHECKING:
+    import multiprocessing
+    from concurrent.futures import process as futures_process
+else:  # a pool starts only for misses: a build from the cache never needs them
+    multiprocessing = lazy.module("multiprocessing")
+    futures_process = lazy.module("concurrent.futures.process")
 
 Progress = Callable[[int, int], None]
 WORKER_BYTES = 64 << 20  # a forked worker's own memory once refcounts copy its pages (measured)
@@ -324,7 +330,7 @@ def reduce_all(
         # fork shares the already imported readers; elsewhere the platform's default
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
         _defer.load("numpy")  # before the fork, as the readers are: not once in every worker
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        pool = futures_process.ProcessPoolExecutor(max_workers=workers, mp_context=context)
         try:
             _collect(pool, todo, cache, done, progress, total, slots=workers)
         finally:
