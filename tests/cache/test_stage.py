@@ -7,6 +7,7 @@ loads no numpy. Damaged or foreign stages and entries are misses, never a crash.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import shutil
@@ -152,8 +153,6 @@ def _damaged(text: bytes) -> list[bytes]:
 
     def rehashed(new_steps: dict) -> bytes:
         new_body = json.dumps(new_steps).encode()
-        import hashlib
-
         new_head = dict(header, sha256=hashlib.sha256(new_body).hexdigest())
         return json.dumps(new_head).encode() + b"\n" + new_body
 
@@ -187,8 +186,6 @@ def test_a_cached_entry_whose_points_do_not_decode_is_read_again(sweep, tmp_path
     cache = tmp_path / "cache"
     _build(sweep, tmp_path / "cold", cache)
     fresh = _build(sweep, tmp_path / "fresh", tmp_path / "fresh-cache")
-    import hashlib
-
     entry = sorted((cache / "entries").rglob("*.json"))[0]
     head, _, body = entry.read_bytes().partition(b"\n")
     doc = json.loads(body)
@@ -217,8 +214,6 @@ def test_a_stage_step_that_breaks_the_build_is_retried_without_the_stage(
         value = json.loads(text)
         if isinstance(value, dict) and "per_gpu" in value:  # a system's read
             steps[key] = json.dumps(dict(value, per_gpu="not a number"))
-    import hashlib
-
     new_body = json.dumps(steps).encode()
     header = dict(json.loads(head), sha256=hashlib.sha256(new_body).hexdigest())
     stored.write_bytes(json.dumps(header).encode() + b"\n" + new_body)
