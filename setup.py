@@ -1,4 +1,4 @@
-"""The optional C number scanner and the grammar copied into the package; the rest is pyproject."""
+"""The optional C scanner and bootstrap counter, the grammar copied into the package."""
 
 import shutil
 from pathlib import Path
@@ -17,8 +17,11 @@ class BuildWithGrammar(build_py):
         shutil.copyfile(Path(__file__).parent / "grammar" / "cmp.lark", target / "cmp.lark")
 
 
-# optional: without a compiler the install goes on and cmpc uses its pure-numpy reader
+# optional: without a compiler the install goes on and cmpc uses its pure-numpy code
 setup(
     cmdclass={"build_py": BuildWithGrammar},
-    ext_modules=[Extension("cmpc._fastscan", ["compiler/cmpc/_fastscan.c"], optional=True)],
+    ext_modules=[
+        Extension("cmpc._fastscan", ["compiler/cmpc/_fastscan.c"], optional=True),
+        Extension("cmpc._fastdraw", ["compiler/cmpc/_fastdraw.c"], optional=True),
+    ],
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -125,6 +125,32 @@ def describe(
         median=median,
         percentiles={k: float(v) for k, v in zip(keys, values, strict=True)},
     )
+
+
+def percentiles(
+    x: np.ndarray, qs: Sequence[float], method: PercentileMethod = "linear"
+) -> list[float]:
+    """`np.percentile(x, qs, method=method)`, value for value, for the `linear` method from one
+    sort: numpy partitions at every rank (slower than a sort for fifty percentiles) and imports
+    numpy.ma (about 15 ms) to deduplicate them."""
+    n = int(x.size)
+    q = np.true_divide(np.array(qs, dtype=np.float64), 100)
+    plain = method == "linear" and n > 0 and x.dtype == np.float64 and x.ndim == 1
+    if not plain or not bool(np.all((q >= 0) & (q <= 1))):
+        return [float(v) for v in np.percentile(x, qs, method=method)]  # as numpy says (or raises)
+    ordered = np.sort(x)
+    if math.isnan(float(ordered[-1])):  # NaN sorts last: numpy answers NaN
+        return [math.nan] * len(qs)
+    # numpy's _get_indexes and _get_gamma, step for step: index -1 (the top) where a rank is past it
+    virtual = (n - 1) * q
+    before = np.floor(virtual)
+    after = before + 1
+    top = virtual >= n - 1
+    before[top] = -1
+    after[top] = -1
+    gamma = virtual - before
+    a, b = ordered[before.astype(np.intp)], ordered[after.astype(np.intp)]
+    return [float(v) for v in _lerp(a, b, gamma)]
 
 
 def order_statistics(x: np.ndarray, ranks: list[int]) -> dict[int, float] | None:

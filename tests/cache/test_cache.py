@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from concurrent import futures
 from pathlib import Path
 
 import pytest
@@ -86,13 +86,12 @@ def test_parallel_results_come_back_in_task_order(sweep):
 def test_small_files_are_reduced_without_starting_a_pool(sweep, monkeypatch):
     started = []
 
-    class Recorded(ProcessPoolExecutor):
+    class Recorded(futures.ProcessPoolExecutor):
         def __init__(self, *args, **kwargs):
             started.append(kwargs["max_workers"])
             super().__init__(*args, **kwargs)
 
-    # reduce imports the pool's module at its first start (a build from the cache needs none)
-    monkeypatch.setattr("concurrent.futures.process.ProcessPoolExecutor", Recorded)
+    monkeypatch.setattr(futures, "ProcessPoolExecutor", Recorded)  # reduce reads it at a pool
     monkeypatch.setattr(ingest, "_workers", lambda: 2)
     paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
     tasks = [ingest.Task(str(p), p.name, "cmpc", (), "tpot", ("p90",)) for p in paths]

@@ -154,3 +154,18 @@ def test_a_lower_bound_mark_belongs_to_its_system_series(build):
         "0",
         "1",
     ]
+
+
+def test_plottable_floats_take_the_short_path_with_the_same_answers():
+    import math
+
+    import numpy as np
+
+    from cmpc.report.svg import LARGEST, plottable
+
+    edge = math.nextafter(LARGEST, math.inf)
+    floats = [0.0, -0.0, 1.5, -2.5e-300, LARGEST, -LARGEST, edge, -edge, math.inf, -math.inf]
+    others = [math.nan, np.float64(2.0), np.float64("nan"), 3, -7, True, None, "1"]
+    for x in [*floats, *others]:
+        finite = isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+        assert plottable(x) == (finite and abs(x) <= LARGEST), x

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from cmpc.build.pipeline import build_spec
-from cmpc.compute.frontier import Point, pareto_frontier, read_at
+from cmpc.compute.frontier import Point, pareto_frontier, read_at, read_latency
 
 from .builds import SPECS, build
 
@@ -129,8 +130,59 @@ def test_a_pue_divides_users_per_megawatt(sweep_copy, tmp_path):
         a = plain["fleet"]["systems"][name]["users_per_mw"]
         b = with_pue["fleet"]["systems"][name]["users_per_mw"]
         assert b["users_per_mw"] == pytest.approx(a["users_per_mw"] / 1.25, rel=1e-12)
-        assert b["pue"] == 1.25
-    assert "× PUE 1.25" in report
+        assert b["users_per_mw_ci"] == pytest.approx([v / 1.25 for v in a["users_per_mw_ci"]])
+        assert b["pue"] == 1.25 and b["pue_from"] == "fleet"
+    assert "(power per GPU × PUE)" in report and report.count("PUE 1.25 (the fleet's)") == 2
+
+
+def test_each_system_counts_at_its_own_pue_the_fleet_one_the_default(sweep_copy, tmp_path):
+    """alpha in a data centre at PUE 1.1 (its power line), beta at the fleet's 1.4: each
+    system's users per MW are its IT-power read over its own PUE; the table and the footnote
+    state each PUE and whose it is; the cost-cap read, which no PUE enters, is unchanged."""
+    plain, _, _ = build(sweep_copy, tmp_path / "plain")
+    _edit(sweep_copy, POWER_LINES[0], POWER_LINES[0].replace(" source", " pue 1.1 source"))
+    _edit(sweep_copy, "cost_cap 1.00 USD/Mtok", "cost_cap 1.00 USD/Mtok\n    pue 1.4")
+    results, report, diagnostics = build(sweep_copy, tmp_path / "o")
+    assert "W144" not in [d.code for d in diagnostics]  # no tco: nothing to disagree with
+    for name, pue, whose in (("alpha", 1.1, "system"), ("beta", 1.4, "fleet")):
+        a = plain["fleet"]["systems"][name]["users_per_mw"]
+        b = results["fleet"]["systems"][name]["users_per_mw"]
+        assert b["users_per_mw"] == pytest.approx(a["users_per_mw"] / pue, rel=1e-12)
+        assert b["gpus_per_mw"] == pytest.approx(1e6 / (b["watts_per_gpu"] * pue))
+        assert (b["pue"], b["pue_from"]) == (pue, whose)
+        cap = results["fleet"]["systems"][name]["cost_cap"]
+        assert cap == plain["fleet"]["systems"][name]["cost_cap"]
+    ratio = next(r for r in results["fleet"]["ratios"] if r["quantity"] == "users_per_mw")
+    base = next(r for r in plain["fleet"]["ratios"] if r["quantity"] == "users_per_mw")
+    assert ratio["ratio"] == pytest.approx(base["ratio"] * 1.4 / 1.1, rel=1e-12)
+    assert "| 1,200 W (provisioned all-in), PUE 1.1 |" in report
+    assert "| 1,500 W (provisioned all-in), PUE 1.4 |" in report
+    note = _footnote(report)
+    assert "PUE 1.1 (its own)" in note and "PUE 1.4 (the fleet's)" in note
+
+
+def test_a_system_pue_without_a_fleet_pue_leaves_the_other_at_it_power(sweep_copy, tmp_path):
+    _edit(sweep_copy, POWER_LINES[1], POWER_LINES[1].replace(" source", " pue 1.5 source"))
+    results, report, _ = build(sweep_copy, tmp_path / "o")
+    alpha = results["fleet"]["systems"]["alpha"]["users_per_mw"]
+    assert alpha["pue"] is None and alpha["pue_from"] is None
+    assert results["fleet"]["systems"]["beta"]["users_per_mw"]["pue_from"] == "system"
+    note = _footnote(report)
+    assert "1,200 W per GPU, provisioned all-in, no PUE (IT power)" in note
+    assert "PUE 1.5 (its own)" in note and "no PUE declared" not in note
+
+
+def test_a_tco_at_another_pue_than_the_users_per_megawatt_warns(sweep_copy, tmp_path):
+    """W144: the tco costs alpha's electricity at PUE 1 (undeclared) while its users per MW
+    use 1.3; declaring 1.3 in both clears it."""
+    tco = "    tco { capex 30000 USD/gpu; years 5; power 1.2 kW; electricity 0.10 USD/kWh }\n"
+    _edit(sweep_copy, POWER_LINES[0], POWER_LINES[0].replace(" source", " pue 1.3 source") + tco)
+    _, _, diagnostics = build(sweep_copy, tmp_path / "o")
+    (w,) = [d for d in diagnostics if d.code == "W144"]
+    assert "PUE 1.3 (its `power` line), its `tco` energy PUE 1" in w.message
+    _edit(sweep_copy, "power 1.2 kW; electricity", "power 1.2 kW; pue 1.3; electricity")
+    _, _, diagnostics = build(sweep_copy, tmp_path / "fixed")
+    assert "W144" not in [d.code for d in diagnostics]
 
 
 def test_without_a_fleet_block_there_is_no_section(sweep_copy, tmp_path):
@@ -157,19 +209,67 @@ def test_reported_figures_have_no_frontier_to_read_and_say_so(tmp_path):
     assert "per million total tokens for 8x MI355X: no frontier" in report
 
 
-def test_a_ttft_target_gives_no_fleet_reads_and_names_no_rate(tmp_path):
-    """A TTFT target is no per-user token rate: 1/TTFT is no interactivity to cap or count."""
+@pytest.mark.parametrize("metric", ["ttft", "e2el"])
+def test_a_latency_metric_reads_the_lowest_latency_within_the_cap(tmp_path, metric):
+    """A TTFT (or end-to-end latency) spec has no per-user token rate: the cost-cap read is
+    the lowest latency within the cap along the spec's own axis (the frontier read along
+    latency gives the cap's throughput there), in ms, never a tok/s/user; users per MW have no
+    rate to divide by and say so."""
+    out = tmp_path / "o"
     results, report, _ = build(
-        SPECS / "synthetic-sweep.cmp", tmp_path / "o", "latency.metric=ttft",
+        SPECS / "synthetic-sweep.cmp", out, f"latency.metric={metric}",
         "latency.target=1000 ms",
     )  # fmt: skip
-    for entry in results["fleet"]["systems"].values():
+    for name, entry in results["fleet"]["systems"].items():
         assert entry["users_per_mw"] is None
-        assert entry["users_per_mw_note"] == "the latency metric `ttft` is not a per-token rate"
-        assert entry["cost_cap"] == []
-        assert entry["cost_cap_note"] == "the latency metric `ttft` is not a per-token rate"
-    assert "No concurrent users per megawatt for alpha (synthetic): the latency metric" in report
-    assert "0 tok/s/user" not in report
+        assert (
+            entry["users_per_mw_note"] == f"the latency metric `{metric}` is not a per-token rate"
+        )
+        (read,) = entry["cost_cap"]
+        assert read["axis"] == "latency" and read["status"] == "met"
+        assert read["interactivity_tok_s_user"] is None and read["interactivity_ci"] is None
+        frontier = pareto_frontier(
+            Point(p["interactivity_tok_s_user"], p["throughput_per_gpu"])
+            for p in results["systems"][name]["frontier"]
+        )
+        at = read_latency(frontier, read["latency_ms"], "steffen").value
+        assert at == pytest.approx(read["required_throughput_per_gpu"], rel=1e-9)
+        slow, fast = (1000 / k["interactivity_tok_s_user"] for k in read["knots"])
+        assert fast < read["latency_ms"] < slow
+        low, high = read["latency_ms_ci"]
+        assert low < read["latency_ms"] < high
+    ratio = next(r for r in results["fleet"]["ratios"] if r["quantity"] == "latency_at_cost_cap")
+    alpha, beta = (
+        results["fleet"]["systems"][n]["cost_cap"][0]["latency_ms"] for n in ("alpha", "beta")
+    )
+    assert ratio["ratio"] == pytest.approx(alpha / beta)
+    section = report.split("## Fleet planning")[1].split("\n## ")[0]
+    assert f"| Lowest P90 {'TTFT' if metric == 'ttft' else 'end-to-end latency'} (ms) |" in section
+    assert "tok/s/user" not in section and "interactivit" not in section
+    rows = _rows(out)
+    assert rows["alpha.fleet.cost_cap.assumed.latency_ms"]["unit"] == "ms"
+
+
+def test_a_latency_read_that_is_a_bound_is_at_most_one_sided(tmp_path):
+    """$50/Mtok: the fastest run (lowest TTFT) is within the cap, so the lowest TTFT is at
+    most that run's; its one-sided bound is an upper one, the 95% quantile of the replicates."""
+    out = tmp_path / "o"
+    results, report, _ = build(
+        SPECS / "synthetic-sweep.cmp", out, "latency.metric=ttft", "latency.target=1000 ms",
+        "fleet.cost_cap=50 USD/Mtok",
+    )  # fmt: skip
+    rows = _rows(out)
+    for name, entry in results["fleet"]["systems"].items():
+        (read,) = entry["cost_cap"]
+        fastest = max(p["interactivity_tok_s_user"] for p in results["systems"][name]["frontier"])
+        assert read["status"] == "at_least"
+        assert read["latency_ms"] == pytest.approx(1000 / fastest)
+        bound = read["latency_ms_one_sided_ci"]
+        assert read["latency_ms_ci"] is None and bound >= read["latency_ms"]
+        assert f"| at most {bound:.1f} (one-sided) |" in report
+        fid = f"{name}.fleet.cost_cap.assumed.latency_ms"
+        assert "upper bound" in rows[f"{fid}_one_sided_high"]["quantity"]
+        assert f"{fid}_ci_low" not in rows
 
 
 def test_without_intervals_the_section_claims_none(tmp_path):
@@ -177,3 +277,158 @@ def test_without_intervals_the_section_claims_none(tmp_path):
     _, report, _ = build(SPECS / "synthetic-sweep.cmp", tmp_path / "o", "uncertainty=off")
     intro = report.split("## Fleet planning")[1].split("\n\n")[1]
     assert intro.startswith("The highest interactivity") and "interval" not in intro
+
+
+VLLM = SPECS.parents[1] / "shared" / "oracle" / "vllm"
+TP8 = "llmk8s__serving_meta-llama-Llama-3.3-70B-Instruct_tp8_pp1_sharegpt_qps_04.json"
+TP4PP2 = "llmk8s__serving_meta-llama-Llama-3.3-70B-Instruct_tp4_pp2_sharegpt_qps_inf.json"
+
+
+def _vllm_fleet_spec(tmp_path: Path, fleet: str) -> Path:
+    """The real TP8 vs TP4 x PP2 spec over the shared vLLM outputs, priced, with `fleet`."""
+    data = tmp_path / "data" / "llama70b"
+    data.mkdir(parents=True)
+    shutil.copy(VLLM / TP8, data / "tp8_pp1_sharegpt_qps_04.json")
+    shutil.copy(VLLM / TP4PP2, data / "tp4_pp2_sharegpt_qps_inf.json")
+    text = (SPECS / "llama70b-a100-tp8-vs-tp4pp2.cmp").read_text()
+    price = '    price 1.00 USD/gpu/h basis assumed source "illustrative"\n'
+    text = text.replace("    cache_hit_rate unknown\n", "    cache_hit_rate unknown\n" + price)
+    text = text.replace("  disclosure {", f"  {fleet}\n\n  disclosure {{")
+    spec = tmp_path / "llama.cmp"
+    spec.write_text(text)
+    return spec
+
+
+def test_fleet_knots_carry_the_request_rate_the_vllm_run_states(tmp_path):
+    """vLLM's TP8 run states `request_rate: 4.0` (TP4 x PP2: inf): the cost-cap read's knot is
+    that run, so it carries 4.0 as the frontier point does, not null."""
+    assert json.loads((VLLM / TP8).read_text())["request_rate"] == 4.0
+    spec = _vllm_fleet_spec(tmp_path, "fleet { cost_cap 1.00 USD/Mtok }")
+    results, _, _ = build(spec, tmp_path / "o")
+    rates = {}
+    for name in ("tp8", "tp4pp2"):
+        (read,) = results["fleet"]["systems"][name]["cost_cap"]
+        (knot,) = read["knots"]  # one run: the one knot, at_least or cannot_meet
+        (point,) = results["systems"][name]["frontier"]
+        assert knot == point
+        rates[name] = knot["request_rate"]
+    assert rates == {"tp8": 4.0, "tp4pp2": "inf"}
+
+
+def _rows(out: Path) -> dict[str, dict[str, str]]:
+    with (out / "figures.csv").open() as f:
+        return {r["id"]: r for r in csv.DictReader(f)}
+
+
+@pytest.mark.parametrize(
+    ("cap", "target"),
+    [("0.10", "30"), ("1.00", "30"), ("50", "30"), ("50", "5"), ("1.00", "5")],
+    ids=["cannot", "met", "at-least", "at-least-users-bound", "met-users-bound"],
+)
+def test_a_bound_carries_a_one_sided_interval_and_never_two_ends(tmp_path, cap, target):
+    """A read that is a lower bound (the fastest run within the cap; a target easier than every
+    run) has its one-sided bound, the (1 - 95%) quantile of its replicates, and no two-sided
+    interval, in results.json, report.md and figures.csv alike; an exact read the reverse."""
+    out = tmp_path / "o"
+    results, report, _ = build(
+        SPECS / "synthetic-sweep.cmp", out, f"fleet.cost_cap={cap} USD/Mtok",
+        f"latency.target={target} tok/s/user",
+    )  # fmt: skip
+    rows = _rows(out)
+    section = report.split("## Fleet planning")[1].split("\n## ")[0]
+    for name, entry in results["fleet"]["systems"].items():
+        label = results["systems"][name]["label"]
+        (read,) = entry["cost_cap"]
+        fid = f"{name}.fleet.cost_cap.assumed.interactivity"
+        line = next(x for x in section.splitlines() if x.startswith(f"| {label} | $"))
+        if read["status"] == "at_least":
+            bound = read["interactivity_one_sided_ci"]
+            assert read["interactivity_ci"] is None and bound <= read["interactivity_tok_s_user"]
+            assert f"| at least {bound:.1f} (one-sided) |" in line
+            assert float(rows[f"{fid}_one_sided_low"]["value"]) == bound
+            assert f"{fid}_ci_low" not in rows
+        elif read["status"] == "met":
+            low, high = read["interactivity_ci"]
+            assert read["interactivity_one_sided_ci"] is None
+            assert f"| {low:.1f} to {high:.1f} |" in line and f"{fid}_one_sided_low" not in rows
+        users = entry["users_per_mw"]
+        fid = f"{name}.fleet.users_per_mw"
+        line = next(x for x in section.splitlines() if x.startswith(f"| {label} | ") and "W (" in x)
+        if users["bound"] == "lower":
+            bound = users["users_per_mw_one_sided_ci"]
+            assert users["users_per_mw_ci"] is None and bound <= users["users_per_mw"]
+            assert line.endswith(f"| at least {bound:,.0f} (one-sided) |")
+            assert f"{fid}_ci_low" not in rows and f"{fid}_one_sided_low" in rows
+        else:
+            assert users["users_per_mw_one_sided_ci"] is None and users["users_per_mw_ci"]
+            assert " to " in line.rsplit("|", 2)[1] and f"{fid}_one_sided_low" not in rows
+    assert " to " not in "".join(x for x in section.splitlines() if "at least" in x)
+
+
+def _footnote(report: str) -> str:
+    (line,) = [x for x in report.splitlines() if x.startswith("[^fleet]: ")]
+    return line
+
+
+POWER_LINES = (
+    "    power 1.2 kW basis provisioned source sample\n",
+    "    power 1.5 kW basis provisioned source sample\n",
+)
+CAP = "fleet {\n    cost_cap 1.00 USD/Mtok\n  }"
+STEFFEN = "by bisection on the Steffen cubic"
+
+
+@pytest.mark.parametrize(
+    ("edits", "sets", "present", "absent"),
+    [
+        ((), (), [STEFFEN, "Intervals: every bootstrap", "no PUE declared", "Power: alpha"],
+         ["cannot be met", "is a bound", "one-sided", "linear segment", "× PUE"]),
+        ((), ("latency.read=linear",), ["exactly on the linear segment"], ["Steffen"]),
+        ((), ("latency.read=nearest",), ["at the fastest measured point within the cap"],
+         ["Steffen", "bisection"]),
+        ((), ("uncertainty=off",), [STEFFEN], ["Intervals", "bootstrap", "one-sided"]),
+        ((), ("fleet.cost_cap=50 USD/Mtok",),
+         ["the read is a bound: at least that run's interactivity", "one-sided 95% bound",
+          "the 5% quantile for a lower bound"],
+         ["bisection", "Steffen", "cannot be met", "upper bound"]),
+        ((), ("fleet.cost_cap=50 USD/Mtok", "latency.metric=ttft", "latency.target=1000 ms"),
+         ["as the P90 TTFT falls", "down to the latency", "at most that run's P90 TTFT",
+          "the 95% quantile for an upper bound"],
+         ["interactivity", "lower bound", "Users per MW", "bisection"]),
+        ((), ("fleet.cost_cap=0.10 USD/Mtok",), ["the cap cannot be met"],
+         ["bisection", "is a bound"]),
+        ((), ("latency.target=5 tok/s/user",), ["a lower bound", "one-sided"], []),
+        (POWER_LINES, (), ["Cost per million", STEFFEN], ["Users per MW", "Power:", "PUE"]),
+        (((CAP, "fleet {\n    pue 1.2\n  }"),), (),
+         ["Users per MW", "× PUE", "PUE 1.2 (the fleet's)"],
+         ["Cost per million", "cap", "Steffen", "no PUE declared"]),
+    ],
+    ids=["sweep", "linear", "nearest", "uncertainty-off", "all-bounds", "ttft-bounds", "none-meet",
+         "users-bound", "cost-cap-only", "users-per-mw-only"],
+)  # fmt: skip
+def test_the_fleet_footnote_states_only_what_this_build_did(
+    sweep_copy, tmp_path, edits, sets, present, absent
+):
+    """Each sentence of `[^fleet]` holds for this build: the read method it names is the spec's,
+    a bound or an unmet cap is described only where a read is one, intervals only where shown,
+    power and PUE only where users per MW are read, the cost only where a cap is read."""
+    for edit in edits:
+        old, new = edit if isinstance(edit, tuple) else (edit, "")
+        _edit(sweep_copy, old, new)
+    note = _footnote(build(sweep_copy, tmp_path / "o", *sets)[1])
+    assert [p for p in present if p not in note] == []
+    assert [a for a in absent if a in note] == []
+
+
+def test_one_run_per_system_the_footnote_names_no_crossing(tmp_path):
+    """The real vLLM TP8 and TP4 x PP2 runs, one each, both cost more than $1.00/Mtok: no
+    crossing was solved, no interval shown, no power declared, so the footnote says only the
+    cost formula and that the cap cannot be met."""
+    spec = _vllm_fleet_spec(tmp_path, "fleet { cost_cap 1.00 USD/Mtok }")
+    results, report, _ = build(spec, tmp_path / "o")
+    statuses = {e["cost_cap"][0]["status"] for e in results["fleet"]["systems"].values()}
+    assert statuses == {"cannot_meet"}
+    note = _footnote(report)
+    assert "the cap cannot be met" in note
+    for absent in ("bisection", "Steffen", "Intervals", "bound", "Users per MW", "Power:"):
+        assert absent not in note

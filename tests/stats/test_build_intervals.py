@@ -102,22 +102,52 @@ def test_repetitions_give_the_between_run_spread(sweep_copy, tmp_path):
     assert "runs, throughput CV 0.0%" in report
 
 
-def test_a_lower_bound_read_has_the_interval_of_the_runs_it_reads(tmp_path):
-    """A target below both frontiers reads each system's best run: so do its replicates."""
+def test_a_lower_bound_read_has_a_one_sided_bound_and_its_ratio_no_interval(tmp_path):
+    """A target below both frontiers reads each system's best run, a lower bound: its
+    replicates are the peak's, so its one-sided 95% bound (their 5% quantile) lies between the
+    peak's two-sided low end (their 2.5% quantile) and the read; the ratio of two bounds gets
+    no interval, and the report, results.json and figures.csv say the same."""
     spec = str(Path(__file__).resolve().parents[2] / "specs" / "llama70b-newcomer.cmp")
 
-    def headline(name: str, **kw):
+    def results(name: str, **kw):
         out = tmp_path / name
-        outcome = build_spec(spec, out_dir=str(out), render=False, **kw)
+        outcome = build_spec(spec, out_dir=str(out), **kw)
         assert outcome.code == 0, outcome.diagnostics
-        return json.loads((out / "results.json").read_text())["headline"]
+        return json.loads((out / "results.json").read_text()), out
 
-    bound = headline("bound", sets=["latency.target=5 tok/s/user"])
-    peak = headline("peak", unsets=["latency.target"])
-    assert bound["bound"] == "neither" and bound["throughput_ratio_ci"] is not None
-    low, high = bound["throughput_ratio_ci"]
-    assert low < bound["throughput_ratio"] < high
-    assert bound["throughput_ratio_ci"] == peak["throughput_ratio_ci"]  # one run each: the peak
+    bound, out = results("bound", sets=["latency.target=5 tok/s/user"])
+    peak, _ = results("peak", unsets=["latency.target"])
+    head = bound["headline"]
+    assert head["bound"] == "neither" and head["throughput_ratio_ci"] is None
+    assert head["within_noise"] is None and "lower bound" in head["interval_note"]
+    report = (out / "report.md").read_text()
+    assert "The ratio carries no interval: a side's read is a lower bound" in report
+    rows = (out / "figures.csv").read_text()
+    for name, system in bound["systems"].items():
+        su, read = system["uncertainty"], system["at_target"]["throughput_per_gpu"]
+        assert system["at_target"]["bound"] == "lower" and su["throughput_per_gpu_ci"] is None
+        low, _ = peak["systems"][name]["uncertainty"]["throughput_per_gpu_ci"]
+        assert low <= su["throughput_per_gpu_one_sided_ci"] <= read
+        assert f"{name}.throughput_per_gpu_one_sided_low," in rows
+        assert f"{name}.throughput_per_gpu_ci_low," not in rows
+    table = report.split("## How sure")[1].split("\n\n")[2]
+    assert table.count("(one-sided)") == 2 and " to " not in table
+
+
+def test_a_capacity_every_run_meets_is_at_least_the_highest_load_one_sided(sweep_copy, tmp_path):
+    """Limits every run meets: the capacity is at least concurrency 64, the highest load; its
+    interval is one-sided (64 in every replicate that meets the limits), never `64 to 64`."""
+    text = sweep_copy.read_text().replace(
+        "slo p99 ttft 500 ms p99 tpot 40 ms", "slo p99 ttft 50 s p99 tpot 4 s"
+    )
+    sweep_copy.write_text(text)
+    results, report, _ = build(sweep_copy, tmp_path / "o")
+    for name in ("alpha", "beta"):
+        cap = results["systems"][name]["capacity_at_slo"]
+        assert cap["bounded_by_sweep"] and cap["load"] == 64.0 and cap["load_ci"] is None
+        assert cap["load_one_sided_ci"] == 64.0
+    section = report.split("### Capacity at the percentile SLOs")[1].split("\n## ")[0]
+    assert section.count("| at least 64 (one-sided) |") == 2 and "64 to 64" not in section
 
 
 def test_the_how_sure_table_has_one_number_of_decimals(tmp_path):

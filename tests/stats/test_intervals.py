@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from cmpc.analysis.slo_capacity import _read, _read_replicates
 from cmpc.compute.frontier import (
     Point,
     _segment,
@@ -17,7 +18,13 @@ from cmpc.compute.frontier import (
     steffen_value,
 )
 from cmpc.compute.frontier_batch import read_batch, read_batch_latency
-from cmpc.compute.intervals import acceleration, interval, normal_ppf, within_noise
+from cmpc.compute.intervals import (
+    acceleration,
+    interval,
+    lower_bound,
+    normal_ppf,
+    within_noise,
+)
 from cmpc.compute.slo_capacity import capacity_at
 
 
@@ -82,7 +89,7 @@ def test_the_scalar_steffen_read_is_the_curve_bit_for_bit():
         assert steffen_value(front, at, _segment(front, at)) == steffen_curve(front, [at])[0]
 
 
-@pytest.mark.parametrize("method", ["steffen", "linear", "nearest"])
+@pytest.mark.parametrize("method", ["steffen", "linear", "nearest", "calculator"])
 def test_batch_reads_are_read_at_bit_for_bit(method):
     rng = np.random.default_rng(4)
     x = rng.uniform(10, 100, (400, 7))
@@ -91,6 +98,9 @@ def test_batch_reads_are_read_at_bit_for_bit(method):
     x[:100, 1] = x[:100, 0]  # equal interactivities
     y[:50, 1] = y[:50, 0]  # equal points
     x[200, 3] = 50.0  # a knot at the target
+    x[300:340, 2:] = np.nan  # two-knot frontiers (the calculator bends their segment)
+    x[300:320, 0], x[300:320, 1] = 40.0, 60.0
+    y[300:320, 0], y[300:320, 1] = 900.0, 100.0
     got = read_batch(x, y, 50.0, method)
     for b in range(x.shape[0]):
         pts = [Point(float(p), float(q)) for p, q in zip(x[b], y[b], strict=True)]
@@ -98,7 +108,7 @@ def test_batch_reads_are_read_at_bit_for_bit(method):
         assert (math.isnan(got[b]) and want is None) or got[b] == want
 
 
-@pytest.mark.parametrize("method", ["steffen", "linear", "nearest"])
+@pytest.mark.parametrize("method", ["steffen", "linear", "nearest", "calculator"])
 def test_batch_reads_along_latency_are_read_latency_bit_for_bit(method):
     rng = np.random.default_rng(5)
     x = rng.uniform(10, 100, (400, 7))  # interactivities; the target is 20 ms (50 tok/s/user)
@@ -106,6 +116,9 @@ def test_batch_reads_along_latency_are_read_latency_bit_for_bit(method):
     x[rng.random(x.shape) < 0.05] = np.nan
     x[:100, 1] = x[:100, 0]
     x[200, 3] = 1 / 0.020  # a knot at the target
+    x[300:320, 2:] = np.nan  # two-knot frontiers around the target
+    x[300:320, 0], x[300:320, 1] = 40.0, 60.0
+    y[300:320, 0], y[300:320, 1] = 900.0, 100.0
     got = read_batch_latency(x, y, 20.0, method)
     along = 0
     for b in range(x.shape[0]):
@@ -132,3 +145,47 @@ def test_capacity_is_never_read_beyond_the_sweep_or_where_no_run_meets_the_limit
     assert top.met and top.bounded_by_sweep and top.load == 2 and top.throughput == 20.0
     none = capacity_at([1, 2], [[2.0], [3.0]], [1.0], [10.0, 20.0])
     assert not none.met and none.load is None
+
+
+def test_a_lower_bounds_one_sided_bound_is_its_low_quantile_with_no_read_below_all():
+    """0..99 at 95%: numpy's linear 5% quantile, 4.95. Three replicates without a read count
+    as below every value (the 5% point, index 4.95, falls between 1 and 2); ten of 100 leave
+    the 5% point among them: no finite bound."""
+    assert lower_bound(np.arange(100.0), 0.95) == pytest.approx(4.95)
+    three = np.concatenate([np.full(3, np.nan), np.arange(97.0)])
+    assert lower_bound(three, 0.95) == pytest.approx(1.95)  # index 4.95 of [-inf x3, 0, 1, 2..]
+    assert lower_bound(np.concatenate([np.full(10, np.nan), np.arange(90.0)]), 0.95) is None
+    assert lower_bound(np.arange(9.0), 0.95) is None  # too few replicates
+
+
+def test_capacity_of_every_replicate_at_once_is_the_scalar_read_of_each():
+    rng = np.random.default_rng(8)
+    runs, replicates = 19, 600
+    # loads with 1 to 10 runs each (means over repetitions in numpy's own order)
+    sizes = [1, 2, 1, 10, 3, 1, 1]
+    members, start = [], 0
+    for k in sizes:
+        members.append(list(range(start, start + k)))
+        start += k
+    groups = [(float(2**i), m) for i, m in enumerate(members)]
+    assert start == runs
+    growth = np.repeat(np.arange(len(sizes)), sizes)[:, None, None]
+    stats = rng.uniform(0.5, 1.5, (runs, 2, replicates)) * (0.2 + 0.3 * growth)
+    stats[rng.random(stats.shape) < 0.01] = np.nan  # a statistic a replicate lacks
+    stats[:, :, :5] = 5.0  # no load meets the limits
+    stats[:, :, 5:10] = 0.1  # every load meets them: capacity at the top of the sweep
+    stats[:, :, 10] = stats[:, :, 11]  # ties between limits' crossings
+    stats[4:, 1, 12] = 2.0  # flat from one load to the next: the crossing is at the lower
+    tput = rng.uniform(100, 200, (runs, replicates))
+    limits = [1.0, 1.1]
+    loads, through = _read_replicates(groups, stats, tput, limits)
+    kinds = set()
+    for b in range(replicates):
+        got = _read(groups, stats[:, :, b], tput[:, b], limits)
+        if got.met:
+            assert loads[b] == got.load and through[b] == got.throughput, b
+            kinds.add("top" if got.above is None else "between")
+        else:
+            assert np.isnan(loads[b]) and np.isnan(through[b]), b
+            kinds.add("unmet")
+    assert kinds == {"top", "between", "unmet"}

@@ -156,3 +156,13 @@ def test_packing_round_trips_at_float32():
     assert back.shape == (2, 30 + JACKKNIFE)
     assert back[0] == pytest.approx(rows[0], rel=1e-7) and np.isnan(back[1]).all()
     assert unpack("not base64!", 30).shape[0] == 0
+
+
+def test_unpacked_rows_are_remembered_and_read_only():
+    # a build reads each run's rows once per sensitivity alternative: decoded once, shared
+    text = pack([np.linspace(0, 1, 30 + JACKKNIFE)], 30)
+    first = unpack(text, 30)
+    assert unpack(text, 30) is first
+    assert not first.flags.writeable
+    with pytest.raises(ValueError):
+        first[0, 0] = 2.0

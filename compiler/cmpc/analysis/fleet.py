@@ -1,5 +1,6 @@
-"""Fleet-planner reads (`fleet { ... }`): the highest interactivity within a cost cap, and the
-concurrent users a megawatt serves at the target, each with intervals from the replicates."""
+"""Fleet-planner reads (`fleet { ... }`): the highest interactivity (for a latency metric, the
+lowest latency) within a cost cap, and the concurrent users a megawatt serves at the target,
+each with intervals from the replicates (one-sided for a read that is a bound)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ from cmpc.compute.fleet import (
     users_per_megawatt,
 )
 from cmpc.compute.frontier import Point, pareto_frontier, read_latency, read_target
+from cmpc.compute.frontier_batch import along_latency
+from cmpc.compute.intervals import lower_bound
 from cmpc.diagnostics import Diagnostic, warning
 from cmpc.ingest.points import RunPoint, SystemData
 from cmpc.ingest.resample import unpack
@@ -39,8 +42,9 @@ from cmpc.language import vocabulary as V
 
 METHOD = (
     "cost per million tokens = price per GPU-hour / (tokens per used GPU-hour x utilization x "
-    "used share of billed GPUs); along each frontier (read along interactivity with the spec's "
-    "read method) throughput falls as interactivity rises, so the cap is met up to where the "
+    "used share of billed GPUs); along each frontier (read with the spec's read method along "
+    "interactivity, or along latency for a metric that is no per-token rate) throughput falls "
+    "as interactivity rises (latency falls), so the cap is met up to where the "
     "read throughput falls to price x 1e6 / (cap x 3600 x utilization x share): solved exactly "
     "on a linear segment, by bisection on the Steffen cubic, at the fastest knot within the cap "
     "for the nearest read; never beyond the measured range"
@@ -64,7 +68,13 @@ def _speed(reps: SystemReplicates) -> np.ndarray:
 
 def _frontier(result: T.SystemResult) -> tuple[Point, ...]:
     return pareto_frontier(
-        Point(p["interactivity_tok_s_user"], p["throughput_per_gpu"], p["concurrency"], p["label"])
+        Point(
+            p["interactivity_tok_s_user"],
+            p["throughput_per_gpu"],
+            p["concurrency"],
+            p["label"],
+            p["request_rate"],
+        )
         for p in result["frontier"]
     )
 
@@ -88,7 +98,8 @@ def _cost_cap(
     utilization = comparison.cost.utilization
     reads: list[T.CostCapRead] = []
     replicates: dict[str, np.ndarray] = {}
-    x = np.array([[p.interactivity for p in frontier]], dtype=float)
+    along = cap_axis(comparison)
+    x = _axis(np.array([[p.interactivity for p in frontier]], dtype=float), along)
     y = np.array([[p.throughput for p in frontier]], dtype=float)
     for scenario in _scenarios(system):
         hourly = hourly_cost(system, scenario)
@@ -98,10 +109,12 @@ def _cost_cap(
         need = required_throughput(usd, cap, utilization, share)
         found, status = interactivity_within(x, y, need, method)
         word = STATUSES[int(status[0])]
-        speed = float(found[0]) if math.isfinite(found[0]) else None
+        at = float(found[0]) if math.isfinite(found[0]) else None
+        speed = at if along == "interactivity" else None
+        latency = -at if at is not None and along == "latency" else None
         knots: list[T.PointResult] = []
         throughput: float | None = None
-        if int(status[0]) == MET and speed is not None:
+        if int(status[0]) == MET and at is not None:
             k = max(i for i, p in enumerate(frontier) if p.throughput >= need)
             knots = [point_json(frontier[k]), point_json(frontier[k + 1])]
             throughput = need
@@ -120,7 +133,11 @@ def _cost_cap(
             "required_throughput_per_gpu": need,
             "interactivity_tok_s_user": speed,
             "interactivity_ci": None,
-            "latency_ms": 1000.0 / speed if speed else None,
+            "interactivity_one_sided_ci": None,
+            "axis": along,
+            "latency_ms": 1000.0 / speed if speed else latency,
+            "latency_ms_ci": None,
+            "latency_ms_one_sided_ci": None,
             "throughput_per_gpu": throughput,
             "usd_per_million_tokens": cost_per_million_tokens(usd, throughput * share, utilization)
             if throughput
@@ -128,13 +145,34 @@ def _cost_cap(
             "knots": knots,
             "replicates_met": None,
         }
-        if rows is not None and speed is not None:
-            got, rep_status = interactivity_within(rows[0], rows[1], need, method)
-            entry["interactivity_ci"] = as_list(ci(comparison, got, speed))
+        if rows is not None and at is not None:
+            got, rep_status = interactivity_within(_axis(rows[0], along), rows[1], need, method)
+            bound = int(status[0]) == AT_LEAST  # a bound has a one-sided interval, not two ends
+            if along == "latency":  # x is -latency: its lower bound is the latency's upper one
+                upper = one_sided(comparison, got) if bound else None
+                entry["latency_ms_one_sided_ci"] = None if upper is None else -upper
+                found_ci = None if bound else ci(comparison, -got, latency)
+                entry["latency_ms_ci"] = as_list(found_ci)
+                got = -got
+            elif bound:
+                entry["interactivity_one_sided_ci"] = one_sided(comparison, got)
+            else:
+                entry["interactivity_ci"] = as_list(ci(comparison, got, speed))
             entry["replicates_met"] = float(np.mean(rep_status == MET))
             replicates[scenario] = got
         reads.append(entry)
     return reads, replicates
+
+
+def cap_axis(comparison: ir.Comparison) -> T.CapAxis:
+    """Interactivity for a per-token metric (InferenceX's planner); else the spec's latency,
+    read as the lowest latency within the cap (1/TTFT is no rate a user receives)."""
+    return "interactivity" if _not_per_token(comparison) is None else "latency"
+
+
+def _axis(speed: np.ndarray, along: T.CapAxis) -> np.ndarray:
+    """The cap read's x: interactivity, or -latency in ms (higher is better on both)."""
+    return speed if along == "interactivity" else along_latency(speed)
 
 
 def _output_frontier(system: ir.System, runs: Sequence[RunPoint]) -> tuple[Point, ...]:
@@ -196,12 +234,14 @@ def _users(
     out: T.UsersPerMw = {
         "users_per_mw": value,
         "users_per_mw_ci": None,
+        "users_per_mw_one_sided_ci": None,
         "bound": at.bound,
         "interactivity_tok_s_user": speed,
         "output_throughput_per_gpu": at.value,
         "streams_per_gpu": at.value / speed,
         "watts_per_gpu": watts,
         "pue": pue,
+        "pue_from": None if pue is None else "system" if system.power.pue is not None else "fleet",
         "gpus_per_mw": 1e6 / (watts * (pue or 1.0)),
         "basis": system.power.basis,
         "source": system.power.source,
@@ -212,7 +252,10 @@ def _users(
     output = _replicate_rows(comparison, reps, _output_rows(system, reps))
     reads = read_rows(comparison, speeds, output)
     users = reads / speed * 1e6 / (watts * (pue or 1.0))
-    out["users_per_mw_ci"] = as_list(ci(comparison, users, value))
+    if at.bound:
+        out["users_per_mw_one_sided_ci"] = one_sided(comparison, users)
+    else:
+        out["users_per_mw_ci"] = as_list(ci(comparison, users, value))
     return out, None, users
 
 
@@ -283,8 +326,6 @@ def fleet(
         }
         if cap is None:
             entry["cost_cap_note"] = "no cost cap is declared"
-        elif (why := _not_per_token(comparison)) is not None:
-            entry["cost_cap_note"] = why
         elif not cost_basis_matches(comparison):
             entry["cost_cap_note"] = (
                 "the cost's token basis differs from the counted tokens: no cost per token"
@@ -298,7 +339,8 @@ def fleet(
             if not entry["cost_cap"]:
                 entry["cost_cap_note"] = "no price is declared for the system"
                 found.append(_no_price(comparison, system, index))
-        users, why, replicates = _users(comparison, system, runs, reps, spec.pue)
+        pue = system.power.pue if system.power and system.power.pue is not None else spec.pue
+        users, why, replicates = _users(comparison, system, runs, reps, pue)
         entry["users_per_mw"], entry["users_per_mw_note"] = users, why
         user_reps[system.name] = replicates
         if system.power is None:
@@ -317,11 +359,11 @@ def fleet(
                     continue
                 ratios.append(
                     _ratio(
-                        "interactivity_at_cost_cap",
+                        f"{read['axis']}_at_cost_cap",
                         system.name,
                         base,
                         read["scenario"],
-                        (read["interactivity_tok_s_user"], other["interactivity_tok_s_user"]),
+                        (_cap_value(read), _cap_value(other)),
                         (read["status"] == "met", other["status"] == "met"),
                         (
                             cap_reps.get(system.name, {}).get(read["scenario"]),
@@ -354,6 +396,18 @@ def fleet(
         "ratios": ratios,
     }
     return out, found
+
+
+def _cap_value(read: T.CostCapRead) -> float | None:
+    """The read on its axis: tok/s/user, or ms."""
+    return (
+        read["interactivity_tok_s_user"] if read["axis"] == "interactivity" else read["latency_ms"]
+    )
+
+
+def one_sided(comparison: ir.Comparison, replicates: np.ndarray) -> float | None:
+    """The one-sided lower bound at the spec's confidence of a read that is a lower bound."""
+    return lower_bound(replicates, comparison.uncertainty.confidence)
 
 
 def _not_per_token(comparison: ir.Comparison) -> str | None:

@@ -11,6 +11,7 @@ import numpy as np
 from cmpc.analysis import types as T
 from cmpc.analysis.economics import cost
 from cmpc.analysis.uncertainty import SystemReplicates, as_list, ci, measured_per_gpu
+from cmpc.compute.intervals import lower_bound
 from cmpc.compute.slo_capacity import CapacityRead, capacity_at
 from cmpc.ingest.points import RunPoint
 from cmpc.ir import model as ir
@@ -54,6 +55,46 @@ def _read(
     return capacity_at(loads, values, limits, through)
 
 
+def _read_replicates(
+    groups: list[tuple[float, list[int]]],
+    stats: np.ndarray,  # (runs, limits, replicates)
+    tput: np.ndarray,  # (runs, replicates)
+    limits: Sequence[float],
+) -> tuple[np.ndarray, np.ndarray]:
+    """`_read` of every replicate at once: each one's load and throughput at capacity, NaN
+    where no load meets every limit; the same operations as `_read` and `capacity_at` (means
+    over a load's runs in the same order), so the same floats."""
+    loads = np.array([load for load, _ in groups], dtype=float)
+    # a load's statistics: the mean over its runs, as `_read` takes it of (runs, limits)
+    values = np.stack([np.mean(stats[members], axis=0) for _, members in groups])
+    # its throughput: each replicate's mean over the runs as one contiguous row, as `_read`
+    through = np.stack(
+        [np.ascontiguousarray(tput[members].T).mean(axis=1) for _, members in groups]
+    )
+    bound = np.asarray(limits, dtype=float)[None, :, None]
+    holds = np.all(np.isfinite(values) & (values <= bound), axis=1)  # (loads, replicates)
+    met = holds.any(axis=0)
+    count, replicates = holds.shape
+    h = count - 1 - np.argmax(holds[::-1], axis=0)  # the highest load meeting every limit
+    n = np.minimum(h + 1, count - 1)
+    columns = np.arange(replicates)
+    low, high = values[h, :, columns].T, values[n, :, columns].T  # (limits, replicates)
+    limit = bound[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (limit - low) / (high - low)
+    t = np.where(t < 0.0, 0.0, t)  # Python's max(t, 0.0), then min(t, 1.0)
+    t = np.where(t > 1.0, 1.0, t)
+    t = np.where(~np.isfinite(high) | (high == low), 0.0, t)
+    t = np.where(np.isfinite(high) & (high <= limit), np.inf, t)  # not reached at the next load
+    first = t[np.argmin(t, axis=0), columns]  # the first limit reached (the lowest j on ties)
+    top = h == count - 1  # the highest load measured meets every limit
+    with np.errstate(invalid="ignore"):
+        load = np.where(top, loads[h], loads[h] + first * (loads[n] - loads[h]))
+        at, above = through[h, columns], through[n, columns]
+        put = np.where(top, at, at + first * (above - at))
+    return np.where(met, load, np.nan), np.where(met, put, np.nan)
+
+
 def capacity_at_slo(
     comparison: ir.Comparison,
     system: ir.System,
@@ -84,6 +125,7 @@ def capacity_at_slo(
         "met": read.met,
         "load": read.load,
         "load_ci": None,
+        "load_one_sided_ci": None,
         "bracket": [],
         "bounded_by_sweep": read.bounded_by_sweep,
         "limiting": None if read.limiting is None else keys[read.limiting],
@@ -104,17 +146,16 @@ def capacity_at_slo(
         ]
     if reps is None or not read.met or read.throughput is None:
         return out, None
-    loads = np.full(reps.resamples, np.nan)
-    through = np.full(reps.resamples, np.nan)
-    rep_stats = np.stack([r.limits for r in reps.runs])  # (runs, limits, replicates)
-    rep_tput = np.stack([r.per_gpu for r in reps.runs])  # (runs, replicates)
+    size = reps.resamples
+    rep_stats = np.stack([r.limits[:, :size] for r in reps.runs])  # (runs, limits, replicates)
+    rep_tput = np.stack([r.per_gpu[:size] for r in reps.runs])  # (runs, replicates)
     if rep_stats.shape[1] != len(limits):
         return out, None
-    for b in range(reps.resamples):
-        got = _read(groups, rep_stats[:, :, b], rep_tput[:, b], bound)
-        if got.met and got.load is not None and got.throughput is not None:
-            loads[b], through[b] = got.load, got.throughput
-    out["load_ci"] = as_list(ci(comparison, loads, read.load))
+    loads, through = _read_replicates(groups, rep_stats, rep_tput, bound)
+    if read.bounded_by_sweep:  # "at least the highest load": one-sided, no two ends
+        out["load_one_sided_ci"] = lower_bound(loads, comparison.uncertainty.confidence)
+    else:
+        out["load_ci"] = as_list(ci(comparison, loads, read.load))
     out["throughput_per_gpu_ci"] = as_list(ci(comparison, through, read.throughput))
     usd = out["usd_per_million_tokens"]
     if usd is not None:

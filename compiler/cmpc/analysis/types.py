@@ -225,6 +225,7 @@ class PublishedInterval(TypedDict):
 
 class SystemUncertainty(TypedDict):
     throughput_per_gpu_ci: list[float] | None
+    throughput_per_gpu_one_sided_ci: float | None  # a lower-bound read's: see the schema
     interval_basis: IntervalBasis | None  # computed by cmpc, or declared (published by a source)
     published_intervals: list[PublishedInterval]
     reachable_share: float | None  # replicates whose frontier reaches the target
@@ -247,6 +248,7 @@ class CapacityAtSlo(TypedDict):
     met: bool
     load: float | None
     load_ci: list[float] | None
+    load_one_sided_ci: float | None  # bounded_by_sweep: "at least", so one-sided
     bracket: list[float]
     bounded_by_sweep: bool
     limiting: str | None
@@ -478,6 +480,7 @@ class UncertaintyConditions(TypedDict):
 # -- fleet-planner reads (`fleet { cost_cap ... }`) ----------------------------------------------
 
 CapStatus = Literal["met", "at_least", "cannot_meet"]
+CapAxis = Literal["interactivity", "latency"]  # highest interactivity, or lowest latency
 
 
 class CostCapRead(TypedDict):
@@ -489,7 +492,11 @@ class CostCapRead(TypedDict):
     required_throughput_per_gpu: float
     interactivity_tok_s_user: float | None
     interactivity_ci: list[float] | None
+    interactivity_one_sided_ci: float | None
+    axis: CapAxis
     latency_ms: float | None
+    latency_ms_ci: list[float] | None
+    latency_ms_one_sided_ci: float | None  # axis latency, at_least: "at most", an upper bound
     throughput_per_gpu: float | None
     usd_per_million_tokens: float | None
     knots: list[PointResult]
@@ -499,12 +506,14 @@ class CostCapRead(TypedDict):
 class UsersPerMw(TypedDict):
     users_per_mw: float
     users_per_mw_ci: list[float] | None
+    users_per_mw_one_sided_ci: float | None
     bound: Bound | None
     interactivity_tok_s_user: float
     output_throughput_per_gpu: float
     streams_per_gpu: float
     watts_per_gpu: float
     pue: float | None
+    pue_from: Literal["system", "fleet"] | None  # the system's `power ... pue`, or the fleet's
     gpus_per_mw: float
     basis: PowerBasis
     source: str | None
@@ -520,7 +529,7 @@ class FleetSystem(TypedDict):
 class FleetRatio(TypedDict):
     system: str
     baseline: str
-    quantity: Literal["interactivity_at_cost_cap", "users_per_mw"]
+    quantity: Literal["interactivity_at_cost_cap", "latency_at_cost_cap", "users_per_mw"]
     scenario: str | None
     ratio: float | None
     ratio_ci: list[float] | None

@@ -27,19 +27,18 @@ from cmpc.analysis.readmemo import read_key, remembered
 from cmpc.analysis.reads import by_latency
 from cmpc.analysis.tokens import accounting
 from cmpc.compute.accounting import counted_tokens, split_input
-from cmpc.compute.frontier import Point, pareto_frontier, read_at, read_latency
-from cmpc.compute.frontier_batch import (
-    BATCH_METHODS,
-    along_latency,
-    read_batch,
-    read_batch_latency,
-)
-from cmpc.compute.intervals import Interval, interval, spread, within_noise
+from cmpc.compute.frontier_batch import along_latency, read_batch, read_batch_latency
+from cmpc.compute.intervals import Interval, interval, lower_bound, spread, within_noise
 from cmpc.ingest.points import RunPoint
 from cmpc.ingest.resample import unpack
 from cmpc.ir import model as ir
 
 RUNS_SEED = 0x5EED  # the stream that draws repetitions (runs), apart from each run's own
+BOUND_NOTE = (
+    "a side's read is a lower bound (every run is faster than the target), so the ratio is a "
+    "bound or no bound at all, and two interval ends around it would be wrong; each system's "
+    "read has its one-sided bound"
+)
 
 
 @dataclass(frozen=True)
@@ -153,27 +152,11 @@ def _rows_at_target(latency: ir.Latency, speed: np.ndarray, through: np.ndarray)
     latency_axis = by_latency(latency)
     axis = along_latency(speed) if latency_axis else speed
     at = -target.latency_ms if latency_axis else target.interactivity_tok_s_user
-    if latency.read in BATCH_METHODS:
-        if latency_axis:
-            values = read_batch_latency(speed, through, target.latency_ms, latency.read)
-        else:
-            values = read_batch(speed, through, at, latency.read)
-        return _with_lower_bounds(values, axis, through, at)
-    out = np.full(speed.shape[0], np.nan)
-    for b in range(speed.shape[0]):  # the calculator's read has no batch form
-        points = [
-            Point(float(x), float(y))
-            for x, y in zip(speed[b], through[b], strict=True)
-            if math.isfinite(x) and math.isfinite(y)
-        ]
-        frontier = pareto_frontier(points)
-        if latency_axis:
-            value = read_latency(frontier, target.latency_ms, latency.read).value
-        else:
-            value = read_at(frontier, at, latency.read).value
-        if value is not None:
-            out[b] = value
-    return _with_lower_bounds(out, axis, through, at)
+    if latency_axis:
+        values = read_batch_latency(speed, through, target.latency_ms, latency.read)
+    else:
+        values = read_batch(speed, through, at, latency.read)
+    return _with_lower_bounds(values, axis, through, at)
 
 
 def _with_lower_bounds(
@@ -271,13 +254,15 @@ def system_uncertainty(
             if result["data"] == "reported"
             else "a run file holds no per-request data (aggregate figures only)"
         )
-        return {"throughput_per_gpu_ci": declared,
+        return {"throughput_per_gpu_ci": declared, "throughput_per_gpu_one_sided_ci": None,
                 "interval_basis": "declared" if declared is not None else None,
                 "published_intervals": published, "reachable_share": None, "runs": [],
                 "repetitions": [], "run_to_run": "unknown", "note": why}  # fmt: skip
     at = result["at_target"]
     reads = found.boot
-    read_ci = ci(comparison, reads, at["throughput_per_gpu"])
+    bound = at["bound"] == "lower"  # a bound's interval is one-sided: no two ends around it
+    read_ci = None if bound else ci(comparison, reads, at["throughput_per_gpu"])
+    one_sided = lower_bound(reads, comparison.uncertainty.confidence) if bound else None
     size = reps.resamples
     runs: list[T.RunInterval] = []
     for r in reps.runs:
@@ -318,7 +303,8 @@ def system_uncertainty(
     finite = np.isfinite(reads)
     return {
         "throughput_per_gpu_ci": as_list(read_ci),
-        "interval_basis": "computed" if read_ci is not None else None,
+        "throughput_per_gpu_one_sided_ci": one_sided,
+        "interval_basis": "computed" if read_ci is not None or one_sided is not None else None,
         "published_intervals": [],
         "reachable_share": float(np.mean(finite)) if reads.size else None,
         "runs": runs,
@@ -361,6 +347,9 @@ def headline_uncertainty(
         }
         return ratio_interval(comparison, head, empty, computed)
     if ratio is None or not per_gpu or not a.point or not b.point:
+        return empty
+    if head["bound"] is not None:
+        empty["interval_note"] = BOUND_NOTE
         return empty
     with np.errstate(divide="ignore", invalid="ignore"):
         per_gpu_b = a.boot / b.boot

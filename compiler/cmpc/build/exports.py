@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from cmpc.build import export_benchmark, tables
+from cmpc import lazy
 from cmpc.build.model import Built
 from cmpc.diagnostics import Diagnostic, error
 from cmpc.jsontypes import JsonObject
+
+if TYPE_CHECKING:
+    from cmpc.build import export_benchmark, tables
+else:  # only `--export` needs them; tables import the report's model and its templates
+    export_benchmark = lazy.module("cmpc.build.export_benchmark")
+    tables = lazy.module("cmpc.build.tables")
 
 Export = Callable[[Built], Mapping[str, str | bytes]]
 

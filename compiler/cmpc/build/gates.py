@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from cmpc.build import policy
+from cmpc import lazy
 from cmpc.diagnostics import Diagnostic, error
+
+if TYPE_CHECKING:
+    from cmpc.build import policy
+else:  # a build without `--require` never parses a policy
+    policy = lazy.module("cmpc.build.policy")
 
 HELP = "policies are expressions over results.json paths, e.g. `headline.throughput_ratio >= 1.2`"
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cmpc.analysis import types as T
 from cmpc.diagnostics import Diagnostic
@@ -13,6 +13,9 @@ from cmpc.ingest.load import Input
 from cmpc.ingest.points import SystemData
 from cmpc.ingest.reduce import Progress
 from cmpc.source import SourceFile
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor  # logging and more: 5 ms, for a type
 
 
 @dataclass(frozen=True)

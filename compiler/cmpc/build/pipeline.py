@@ -7,9 +7,8 @@ import dataclasses
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from cmpc import __version__
 from cmpc.analysis import types as T
@@ -37,6 +36,9 @@ from cmpc.report import render_outputs
 from cmpc.safe_text import terminal_text
 from cmpc.source import SourceFile
 from cmpc.syntax.overrides import Override
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor  # logging and more: 5 ms, for a type
 
 RESULTS_VERSION = "1"
 

@@ -120,7 +120,7 @@ def read_comparison(ctx: Context, root: st.Entry) -> ir.Comparison | None:
         if "uncertainty" in one
         else ir.Uncertainty()
     )
-    fleet = fleet_block.read_fleet(ctx, one["fleet"]) if "fleet" in one else None
+    fleet = fleet_block.read_fleet(ctx, one["fleet"], systems) if "fleet" in one else None
     question = block["question"]
     synthetic = any(s.role == "synthetic" for s in sources)
     if title is None or (baseline is None and not audit):

@@ -100,7 +100,9 @@ def read_power(ctx: Context, field: Field) -> ir.Power | None:
     source = block.field("source")
     if got is None or block.get("basis") is None:
         return None
-    return ir.Power(got[0], block["basis"], source_ref(ctx, source) if source else None)
+    return ir.Power(
+        got[0], block["basis"], source_ref(ctx, source) if source else None, block["pue"]
+    )
 
 
 def read_tco(ctx: Context, field: Field) -> ir.Tco | None:

@@ -92,10 +92,11 @@ def counted_tokens(rates: TokenRates, accounting: TokenAccounting) -> float | No
     if accounting.needs_cache_split and rates.cache_source is CacheSource.UNKNOWN:
         return None
     total = rates.output if accounting.output else 0.0
+    # not `+=`: the rates may be arrays of replicates, which the sum must not write into
     if accounting.uncached_input:
-        total += rates.input_uncached
+        total = total + rates.input_uncached
     if accounting.reused_input:
-        total += rates.input_cached
+        total = total + rates.input_cached
     return total
 
 

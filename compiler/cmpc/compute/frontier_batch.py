@@ -2,8 +2,8 @@
 
 Each row of `x` (interactivity) and `y` (throughput) is one set of points; the result is
 each row's read at the target, NaN where unreachable, the same value `read_at` gives (the
-same operations in the same order), for the steffen, linear and nearest methods. A duration
-target is read along latency (`read_batch_latency`), as `read_latency` reads it.
+same operations in the same order), for the steffen, linear, nearest and calculator methods.
+A duration target is read along latency (`read_batch_latency`), as `read_latency` reads it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # as in compute/frontier.py: numpy.typing would load numpy at
 
     Floats = NDArray[np.float64]
 
-BATCH_METHODS = ("steffen", "linear", "nearest")
+BATCH_METHODS = ("steffen", "linear", "nearest", "calculator")
 
 
 def frontiers(x: Floats, y: Floats) -> tuple[Floats, Floats, np.ndarray]:
@@ -99,6 +99,8 @@ def _read_knots(fx: Floats, fy: Floats, n: np.ndarray, target: float, method: st
             value = y0 + t * (y1 - y0)
         elif method == "nearest":
             value = np.where(at - x0 < x1 - at, y0, y1)
+        elif method == "calculator":
+            value = _calculator(fx, fy, n, k, at, X, Y)
         else:
             value = _steffen(fx, fy, n, k, at, X, Y)
         value = np.where(n == 1, fy[:, 0], value)
@@ -145,3 +147,66 @@ def _steffen(fx, fy, n, k, at, X, Y) -> Floats:  # type: ignore[no-untyped-def]
     low, high = fy[rows, np.maximum(n - 1, 0)], fy[:, 0]  # frontier throughput falls
     result: Floats = np.minimum(np.maximum(raw, low), high)
     return result
+
+
+def _less(a: Floats, b: Floats) -> Floats:
+    """Python's `min(a, b)` elementwise (b only where b < a: NaN as Python orders it)."""
+    got: Floats = np.where(b < a, b, a)
+    return got
+
+
+def _calculator(fx, fy, n, k, at, X, Y) -> Floats:  # type: ignore[no-untyped-def]
+    """`calculator_value` per row (segment `k` of `n` knots): compute/calculator.py's operations
+    in its order, Python's `min`/`max` and the calculator's `sign` (zero positive) included."""
+    zero = np.zeros_like(k)
+
+    def H(j: np.ndarray) -> Floats:
+        got: Floats = X(j + 1) - X(j)
+        return got
+
+    def S(j: np.ndarray) -> Floats:
+        h = H(j)
+        got: Floats = np.where(h == 0, 0.0, (Y(j + 1) - Y(j)) / np.where(h == 0, 1.0, h))
+        return got
+
+    def sign(v: Floats) -> Floats:
+        got: Floats = np.where(v < 0, -1.0, 1.0)
+        return got
+
+    def interior(i: np.ndarray) -> Floats:
+        s0, s1, h0, h1 = S(i - 1), S(i), H(i - 1), H(i)
+        denominator = h0 + h1
+        safe = np.where(denominator == 0, 1.0, denominator)
+        p = np.where(denominator == 0, 0.0, (s0 * h1 + s1 * h0) / safe)
+        smallest = _less(_less(np.abs(s0), np.abs(s1)), 0.5 * np.abs(p))
+        slope = (sign(s0) + sign(s1)) * smallest
+        got: Floats = np.where((slope == slope) & (slope != 0), slope, 0.0)  # JS `|| 0`
+        return got
+
+    # m[1] before m[0] is set (0 on two knots), then m[n-1] from the new m[n-2]
+    second = np.where(n > 2, interior(zero + 1), 0.0)
+    first = np.where(H(zero) != 0, (3 * S(zero) - second) / 2, second)
+    before_last = np.where(n > 2, interior(n - 2), first)
+    last = np.where(H(n - 2) != 0, (3 * S(n - 2) - before_last) / 2, before_last)
+
+    def slope(i: np.ndarray) -> Floats:
+        got: Floats = np.where(i == 0, first, np.where(i == n - 1, last, interior(i)))
+        return got
+
+    lo, hi = k, k + 1
+    hh = X(hi) - X(lo)
+    t = (at - X(lo)) / np.where(hh == 0, 1.0, hh)
+    t2 = t * t
+    t3 = t2 * t
+    h00 = 2 * t3 - 3 * t2 + 1
+    h10 = t3 - 2 * t2 + t
+    h01 = -2 * t3 + 3 * t2
+    h11 = t3 - t2
+    raw = h00 * Y(lo) + h10 * hh * slope(lo) + h01 * Y(hi) + h11 * hh * slope(hi)
+    raw = np.where(hh == 0, Y(lo), raw)
+    # hermite's ends: the end value at or beyond a knot range's ends
+    raw = np.where(at <= X(zero), Y(zero), np.where(at >= X(n - 1), Y(n - 1), raw))
+    rows = np.arange(fx.shape[0])
+    low, high = fy[rows, np.maximum(n - 1, 0)], fy[:, 0]  # frontier throughput falls
+    clamped: Floats = np.where(_less(high, raw) > low, _less(high, raw), low)
+    return clamped

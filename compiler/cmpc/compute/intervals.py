@@ -114,8 +114,29 @@ def interval(
         z = np.array([normal_ppf(float(p)) for p in levels])
         adjusted = z0 + (z0 + z) / (1 - a * (z0 + z))
         levels = _normal_cdf(adjusted)
-    low, high = np.quantile(values, levels, method="linear")
+    low, high = sorted_quantiles(values, levels)
     return Interval(float(low), float(high), confidence, method, int(values.size))
+
+
+def sorted_quantiles(values: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """`np.quantile(values, levels, method="linear")` of sorted values, value for value, without
+    numpy's partition: its np.unique imports numpy.ma (about 15 ms a build)."""
+    plain = values.ndim == 1 and values.size and not math.isnan(float(values[-1]))  # NaN: last
+    if not plain or not bool(np.all((levels >= 0) & (levels <= 1))):
+        return np.asarray(np.quantile(values, levels, method="linear"))  # as numpy says, or raises
+    # numpy's _get_indexes, _get_gamma and _lerp, step for step (index -1 is the top value)
+    virtual = (values.size - 1) * levels
+    before = np.floor(virtual)
+    after = before + 1
+    top = virtual >= values.size - 1
+    before[top] = -1
+    after[top] = -1
+    gamma = virtual - before
+    a, b = values[before.astype(np.intp)], values[after.astype(np.intp)]
+    diff = b - a
+    out: np.ndarray = np.add(a, diff * gamma)
+    np.subtract(b, diff * (1 - gamma), out=out, where=gamma >= 0.5)
+    return out
 
 
 def within_noise(ci: Interval | None, tie_band: float) -> bool:
@@ -131,3 +152,17 @@ def spread(values: Sequence[float]) -> tuple[float, float, float | None]:
     mean = float(np.mean(x))
     std = float(np.std(x, ddof=1)) if x.size > 1 else 0.0
     return mean, std, (std / mean if mean else None)
+
+
+def lower_bound(replicates: Sequence[float] | np.ndarray, confidence: float) -> float | None:
+    """The one-sided lower confidence bound of a read that is itself a lower bound: the
+    (1 - confidence) quantile of its replicates, a replicate without a read (non-finite)
+    counting as below every value. None: fewer than ten replicates, or a bound that is not
+    finite (too many replicates without a read)."""
+    values = np.asarray(replicates, dtype=float)
+    if values.size < 10:
+        return None
+    ranked = np.where(np.isfinite(values), values, -np.inf)
+    with np.errstate(invalid="ignore"):  # interpolating next to -inf gives NaN: no bound
+        found = float(np.quantile(ranked, 1.0 - confidence, method="linear"))
+    return found if math.isfinite(found) else None

@@ -5,10 +5,12 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from concurrent.futures import Executor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cmpc.diagnostics import Diagnostic, error
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor  # logging and more: 5 ms, for a type
 
 ENV = "CMPC_SCHEDULER"  # the scheduler's address when `--scheduler` is not given
 CONNECT_TIMEOUT_S = 30

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from cmpc.metrics import RunMetrics
+from cmpc.metrics import RunMetrics, percentiles
 from cmpc.traces.where import Filter
 
 # The percentiles kept of each run's per-request TTFT and TPOT, for the latency CDF figures.
@@ -110,6 +108,5 @@ def _quantiles(metrics: RunMetrics) -> dict[str, tuple[float, ...]]:
     for metric in CDF_METRICS:
         x = metrics.samples.get(metric)
         if x is not None and x.size:
-            values = np.percentile(x, CDF_PERCENTILES, method=metrics.method)
-            out[metric] = tuple(float(v) for v in values)
+            out[metric] = tuple(percentiles(x, CDF_PERCENTILES, metrics.method))
     return out

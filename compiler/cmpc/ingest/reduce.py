@@ -5,14 +5,6 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import (
-    FIRST_COMPLETED,
-    BrokenExecutor,
-    CancelledError,
-    Executor,
-    Future,
-    wait,
-)
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,10 +19,11 @@ from cmpc.traces import Run, companions, load_runs, readpass, skips_gaps
 
 if TYPE_CHECKING:
     import multiprocessing
-    from concurrent.futures import process as futures_process
-else:  # a pool starts only for misses: a build from the cache never needs them
+    from concurrent import futures
+    from concurrent.futures import Executor, Future
+else:  # only a pool or a cluster needs them: 5-10 ms of imports (logging, sockets, pickle)
     multiprocessing = lazy.module("multiprocessing")
-    futures_process = lazy.module("concurrent.futures.process")
+    futures = lazy.module("concurrent.futures")
 
 Progress = Callable[[int, int], None]
 WORKER_BYTES = 64 << 20  # a forked worker's own memory once refcounts copy its pages (measured)
@@ -330,7 +323,7 @@ def reduce_all(
         # fork shares the already imported readers; elsewhere the platform's default
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
         _defer.load("numpy")  # before the fork, as the readers are: not once in every worker
-        pool = futures_process.ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        pool = futures.ProcessPoolExecutor(max_workers=workers, mp_context=context)
         try:
             _collect(pool, todo, cache, done, progress, total, slots=workers)
         finally:
@@ -406,7 +399,7 @@ def _collect(
                     running[executor.submit(reduce_file, task, cache)] = task
                     used += sizes[task]
                     waiting.remove(task)
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            finished, _ = futures.wait(running, return_when=futures.FIRST_COMPLETED)
             for future in finished:
                 task = running.pop(future)
                 used -= sizes[task]
@@ -416,7 +409,7 @@ def _collect(
                 done[task] = future.result()
                 if progress:
                     progress(len(done), total)
-    except BrokenExecutor:
+    except futures.BrokenExecutor:
         pass  # a worker died (e.g. out of memory): the caller reduces the rest in-process
 
 
@@ -424,7 +417,7 @@ def _failure(future: Future[Done]) -> str | None:
     """Why a finished future has no result (its exception, named), or None."""
     try:
         exc = future.exception()
-    except CancelledError:
+    except futures.CancelledError:
         return "cancelled"
     return None if exc is None else f"{type(exc).__name__}: {exc}".rstrip(": ")
 

@@ -1,7 +1,8 @@
 """Bootstrap replicates of one run: its requests resampled, its duration following them.
 
-Each replicate draws the run's requests with replacement (one index matrix per block of
-replicates, never a Python loop per request), turns the draws into counts per request, and
+Each replicate draws the run's requests with replacement (a block of replicates at a time,
+never a Python loop per request: in C when `cmpc._fastdraw` is built, else numpy's `integers`
+then `bincount`, the same draws either way), turns the draws into counts per request, and
 computes from the counts every figure the comparison reads, all from the one resample:
 latency statistics (numpy's `linear` percentile, found in the counts' running sums over the
 values in sorted order) and the sums behind token rates and means (one product of the counts
@@ -16,12 +17,18 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from cmpc.traces.table import Requests, Run
+
+try:
+    from cmpc import _fastdraw  # optional C draw-and-count (setup.py); the numpy code is exact too
+except ImportError:  # pragma: no cover - not built: numpy's integers and bincount serve
+    _fastdraw = None  # type: ignore[assignment]
 
 # draws per block of replicates: small enough that a block's counts (8 bytes a draw) stay in
 # a core's cache through the passes over them, and bound the worker's memory
@@ -31,6 +38,7 @@ BLOCK = 1 << 18
 JACKKNIFE = 10
 RATE_ROWS = ("input_tok_s", "output_tok_s", "cached_tok_s")
 WIDTH = 64  # requests per chunk of the percentiles' two-level search
+_LOW = (1 << 64) - 1
 
 
 @dataclass(frozen=True)
@@ -105,13 +113,21 @@ def _percentiles(counts: np.ndarray, values: np.ndarray, qs: Sequence[float]) ->
     return _ranked_percentiles(counts, _Ranked.of(values), qs)
 
 
-def _ranked_percentiles(counts: np.ndarray, ranked: _Ranked, qs: Sequence[float]) -> np.ndarray:
-    """`_percentiles` over values already ranked (sorted once per run, not once per block)."""
+def _ranked_percentiles(
+    counts: np.ndarray, ranked: _Ranked, qs: Sequence[float], known: int | None = None
+) -> np.ndarray:
+    """`_percentiles` over values already ranked (sorted once per run, not once per block);
+    `known`: every row's counts sum to it."""
     rows, m = counts.shape[0], ranked.order.size
     out = np.full((len(qs), rows), np.nan)
     if m == 0:
         return out
-    ordered = counts if ranked.in_place else counts[:, ranked.order]
+    # `take` along the rows keeps them C-contiguous (fancy indexing would lay them out by column)
+    ordered = counts if ranked.in_place else np.take(counts, ranked.order, axis=1)
+    if _fastdraw is not None and ordered.dtype == np.int64 and ordered.flags.c_contiguous:
+        # only all of a row's counts are known to sum to `known`
+        whole = known if ranked.in_place else None
+        return _c_percentiles(ordered, ranked.values, qs, out, whole)
     # two levels: running sums of WIDTH-request chunks (one summing pass over the counts, not
     # a running sum of every count), then a running sum inside the chunk each rank falls in
     chunks = -(-m // WIDTH)
@@ -133,6 +149,28 @@ def _ranked_percentiles(counts: np.ndarray, ranked: _Ranked, qs: Sequence[float]
     rank = _holding(ordered, cum, draws.ravel(), chunks).reshape(draws.shape)
     lo, hi = ranked.values[rank[: len(qs)]], ranked.values[rank[len(qs) :]]
     out[:] = np.where(has, lo + (hi - lo) * (virtual - below), np.nan)
+    return out
+
+
+def _c_percentiles(
+    ordered: np.ndarray,
+    values: np.ndarray,
+    qs: Sequence[float],
+    out: np.ndarray,
+    known: int | None,
+) -> np.ndarray:
+    """`_ranked_percentiles` with the ranks found by one C pass over each row's counts: the
+    same ranks and the same arithmetic on them, so the same bytes."""
+    rows, m = ordered.shape
+    q = np.asarray(qs, dtype=float)
+    low = np.empty((q.size, rows), dtype=np.int64)
+    high = np.empty((q.size, rows), dtype=np.int64)
+    size = np.empty(rows, dtype=np.int64)
+    _fastdraw.percentile_ranks(ordered, rows, m, q, low, high, size, -1 if known is None else known)
+    virtual = (size - 1) * q[:, None]
+    below = np.floor(virtual)
+    lo, hi = values[low], values[high]
+    out[:] = np.where(size > 0, lo + (hi - lo) * (virtual - below), np.nan)
     return out
 
 
@@ -188,6 +226,7 @@ def replicates(
     # a column whose values are all equal sums to its value times the requests drawn: exact
     # (whole numbers), so only the others need a pass over the counts
     varies = [k for k in range(table.shape[0]) if not _constant(table[k])]
+    varying = np.ascontiguousarray(table[varies])
     by_metric: dict[str, list[str]] = {}
     for metric, stat in queries:
         if metric in columns and _quantile(stat) is not None:
@@ -206,13 +245,10 @@ def replicates(
         drawn[start : start + rows] = counts.sum(axis=1) if start >= settings.resamples else n
         summed[start : start + rows] = table[:, 0] * drawn[start : start + rows, None]
         if varies:
-            weights = counts.astype(float)
-            for k in varies:
-                # whole numbers under 2**53: exact in any summation order, so BLAS (any thread
-                # count, any machine) gives the same bytes
-                summed[start : start + rows, k] = weights @ table[k]
+            summed[start : start + rows, varies] = _weighted_sums(counts, varying)
+        known = n if start < settings.resamples else None  # a bootstrap row draws n requests
         for metric, qs in asked.items():
-            found = _ranked_percentiles(counts, ranked[metric], qs)
+            found = _ranked_percentiles(counts, ranked[metric], qs, known)
             quantiles[metric][:, start : start + rows] = found
     summed = np.ldexp(summed, -scales)  # exact: powers of two
     out: dict[str, np.ndarray] = {}
@@ -236,6 +272,18 @@ def replicates(
     return out
 
 
+def _weighted_sums(counts: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Each row of counts times each row of `table` (whole numbers under 2**53: exact in any
+    summation order, so BLAS at any thread count, or the C loop, gives the same bytes)."""
+    rows, n = counts.shape
+    if _fastdraw is not None and counts.dtype == np.int64 and counts.flags.c_contiguous:
+        out = np.empty((rows, table.shape[0]))
+        _fastdraw.weighted_sums(counts, rows, n, table, out)
+        return out
+    found: np.ndarray = counts.astype(float) @ table.T
+    return found
+
+
 def _exact(table: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Each row of `table` as whole numbers (the values times a power of two, rounded) whose
     sums over any `n` draws stay below 2**53, and that power's exponent per row; NaN stays NaN.
@@ -257,13 +305,23 @@ def _constant(column: np.ndarray) -> bool:
 
 
 def _count_blocks(
-    rng: np.random.Generator, n: int, resamples: int
+    rng: np.random.Generator, n: int, resamples: int, fast: bool = True
 ) -> Iterator[tuple[int, np.ndarray]]:
     """(first column, counts per request) for the bootstrap's blocks of replicates, then the
-    grouped jackknife's JACKKNIFE rows (request i in group i mod JACKKNIFE, left out in turn)."""
+    grouped jackknife's JACKKNIFE rows (request i in group i mod JACKKNIFE, left out in turn).
+
+    With `fast` and the C module built, each block is drawn and counted in one pass: the same
+    draws from the same stream as numpy's `integers` then `bincount` (tests/stats/test_draw.py).
+    """
     per_block = max(1, BLOCK // n) if n < BLOCK else 1
+    in_c = fast and _fastdraw is not None and n <= 0xFFFFFFFF
     for start in range(0, resamples, per_block):
         rows = min(per_block, resamples - start)
+        if in_c:
+            counts = np.empty((rows, n), dtype=np.int64)
+            _draw_counts(rng, n, rows, counts)
+            yield start, counts
+            continue
         # bincount's own index type: narrower draws would be converted (a copy) before counting
         draws: np.ndarray = rng.integers(0, n, size=(rows, n), dtype=np.intp)
         draws += (np.arange(rows, dtype=np.intp) * n)[:, None]
@@ -272,12 +330,35 @@ def _count_blocks(
     yield resamples, (groups[None, :] != np.arange(JACKKNIFE)[:, None]).astype(np.int64)
 
 
+def _draw_counts(rng: np.random.Generator, n: int, rows: int, out: np.ndarray) -> None:
+    """`rows` resamples' counts into `out` by the C module: numpy's PCG64 inlined (its state
+    through the bit generator's public `state`), any other bit generator through its capsule."""
+    bits = rng.bit_generator
+    with bits.lock:
+        if type(bits) is not np.random.PCG64 or not hasattr(_fastdraw, "draw_counts_pcg64"):
+            _fastdraw.draw_counts(bits.capsule, n, rows, out)
+            return
+        state = bits.state
+        pcg, inc = state["state"]["state"], state["state"]["inc"]
+        words = (pcg >> 64, pcg & _LOW, inc >> 64, inc & _LOW)
+        after = _fastdraw.draw_counts_pcg64(
+            (*words, state["has_uint32"], state["uinteger"]), n, rows, out
+        )
+        state["state"]["state"] = (after[0] << 64) | after[1]
+        state["has_uint32"], state["uinteger"] = after[4], after[5]
+        bits.state = state
+
+
 def _finite_rate(value: object) -> bool:
     try:
         rate = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return False
     return 0 < rate < float("inf")
+
+
+UNPACKED_LIMIT = 128  # runs' rows kept per process (5 rows x 2010 replicates: 80 kB each)
+_UNPACKED: OrderedDict[tuple[str, int], np.ndarray] = OrderedDict()
 
 
 def pack(rows: Sequence[np.ndarray | None], resamples: int) -> str:
@@ -291,8 +372,24 @@ def pack(rows: Sequence[np.ndarray | None], resamples: int) -> str:
 
 
 def unpack(text: str, resamples: int) -> np.ndarray:
-    """The rows `pack` wrote, as float64 (rows x (resamples + JACKKNIFE)); empty when the text
-    does not fit."""
+    """The rows `pack` wrote, as float64 (rows x (resamples + JACKKNIFE)), read-only; empty
+    when the text does not fit. Remembered: a build reads each run's rows again for every
+    sensitivity alternative, and a text's hash is computed once (str keeps it)."""
+    key = (text, resamples)
+    found = _UNPACKED.get(key)
+    if found is None:
+        found = _decode(text, resamples)
+        found.setflags(write=False)
+        _UNPACKED[key] = found
+        while len(_UNPACKED) > UNPACKED_LIMIT:
+            _UNPACKED.popitem(last=False)
+    else:
+        _UNPACKED.move_to_end(key)
+    return found
+
+
+def _decode(text: str, resamples: int) -> np.ndarray:
+    """`unpack`, computed."""
     try:
         raw = np.frombuffer(base64.b64decode(text, validate=True), dtype="<f4")
     except ValueError:

@@ -138,6 +138,7 @@ class Power:
     watts_per_gpu: float
     basis: PowerBasis
     source: str | None = None
+    pue: float | None = None  # the facility's, where this system runs; None: the fleet's
 
 
 @dataclass(frozen=True)

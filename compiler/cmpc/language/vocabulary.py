@@ -299,7 +299,15 @@ PRICE = BlockSpec(
         KeySpec("as_of", "date"),
     ),
 )
-POWER = BlockSpec("power", (KeySpec("basis", "word", words=POWER_BASES), KeySpec("source")))
+# `power 1.2 kW basis provisioned pue 1.25 source S`: `pue` is where this system runs (users/MW)
+POWER = BlockSpec(
+    "power",
+    (
+        KeySpec("basis", "word", words=POWER_BASES),
+        KeySpec("pue", "number", range=ranges.PUE, example="1.25"),
+        KeySpec("source"),
+    ),
+)
 TCO = BlockSpec(
     "tco",
     (

@@ -4,16 +4,25 @@ from __future__ import annotations
 
 import os
 import re
-import traceback
+from typing import TYPE_CHECKING
 
+from cmpc import lazy
 from cmpc.diagnostics import Diagnostic, error
 from cmpc.jsontypes import JsonObject
 from cmpc.report import figures as F
 from cmpc.report.environment import make_environment
-from cmpc.report.html import to_html
 from cmpc.report.model import View
-from cmpc.report.raster import png_figures
 from cmpc.report.text import Md, number
+
+if TYPE_CHECKING:
+    import traceback
+
+    from cmpc.report import html as html_page
+    from cmpc.report import raster
+else:  # only `--format html`, `--png` and a failing template need them
+    html_page = lazy.module("cmpc.report.html")
+    raster = lazy.module("cmpc.report.raster")
+    traceback = lazy.module("traceback")
 
 REPORT_TEMPLATE = "report.md.j2"
 
@@ -104,9 +113,9 @@ def render_outputs(
     files["report.md"] = markdown
     files["figures.csv"] = F.figures_csv(view_model.fig.rows)
     if html:
-        files["report.html"] = to_html(markdown, report["title"], files)
+        files["report.html"] = html_page.to_html(markdown, report["title"], files)
     if png:
-        rasters, missing = png_figures(files)
+        rasters, missing = raster.png_figures(files)
         files |= rasters
         problems = problems + missing
     return files, problems

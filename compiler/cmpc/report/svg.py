@@ -130,6 +130,8 @@ class Chart(NamedTuple):
 
 def plottable(x: object) -> TypeIs[float]:
     """A number an axis can hold: finite, and small enough that a padded range stays finite."""
+    if type(x) is float:  # the common case, 2000 calls a figure: NaN and infinities compare False
+        return -LARGEST <= x <= LARGEST
     return (
         isinstance(x, int | float)
         and not isinstance(x, bool)

@@ -153,6 +153,7 @@ def _read_column(ctx: Context) -> list[object]:
         if s.get("uncertainty") is not None:
             values.append((s.get("at_target") or {}).get("throughput_per_gpu"))
             values.extend(interval_pair(s["uncertainty"].get("throughput_per_gpu_ci")) or ())
+            values.append(s["uncertainty"].get("throughput_per_gpu_one_sided_ci"))
     return values
 
 
@@ -167,11 +168,15 @@ def intervals(ctx: Context) -> JsonObject:
         at = s.get("at_target") or {}
         if su is not None:
             pair = interval_pair(su.get("throughput_per_gpu_ci"))
+            bound = su.get("throughput_per_gpu_one_sided_ci")
             rows.append(
                 {
                     "system": ctx.label(name),
-                    "read": shown(at.get("throughput_per_gpu")),
-                    "interval": _ci_text(pair, shown)
+                    "read": (Md("\u2265 ") if at.get("bound") else Md(""))
+                    + shown(at.get("throughput_per_gpu")),
+                    "interval": Md("at least {} (one-sided)").format(shown(bound))
+                    if is_number(bound)
+                    else _ci_text(pair, shown)
                     if s.get("data") != "reported"
                     else _ci_text(pair, shown) + Md(" (published, {})").format(_declared_level(su))
                     if pair is not None
@@ -192,6 +197,10 @@ def intervals(ctx: Context) -> JsonObject:
                     ],
                 }
             )
+            if is_number(bound):
+                ctx.fig.add(f"{name}.throughput_per_gpu_one_sided_low",
+                            f"read at the target, one-sided {confidence_level(ctx)} lower bound",
+                            bound, "tok/s/gpu", number(bound), system=name)  # fmt: skip
             if pair is not None:
                 ctx.fig.add(f"{name}.throughput_per_gpu_ci_low", "read interval low", pair[0],
                             "tok/s/gpu", number(pair[0]), system=name)  # fmt: skip
@@ -263,7 +272,9 @@ def _capacity_row(ctx: Context, name: str, cap: JsonObject) -> JsonObject:
     return {
         "system": ctx.label(name),
         "capacity": where,
-        "load_ci": _ci_text(interval_pair(cap.get("load_ci"))),
+        "load_ci": Md("at least {} (one-sided)").format(number(cap["load_one_sided_ci"]))
+        if is_number(cap.get("load_one_sided_ci"))
+        else _ci_text(interval_pair(cap.get("load_ci"))),
         "throughput": number(cap.get("throughput_per_gpu")),
         "throughput_ci": _ci_text(interval_pair(cap.get("throughput_per_gpu_ci"))),
         "usd": Md("${}").format(number(usd, 3)) if is_number(usd) else Md("\u2014"),

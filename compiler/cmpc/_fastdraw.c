@@ -1,0 +1,317 @@
+/* cmpc._fastdraw: a bootstrap block's counts per request, drawn and counted in one pass in C.
+ *
+ * `numpy.random.Generator.integers(0, n, size=rows * n, dtype=np.intp)` then `np.bincount`
+ * per row, without the index array between them: the same draws from the same bit generator
+ * (numpy's bounded Lemire method on 32-bit words, rejection included, as numpy's
+ * random_bounded_uint64_fill does for a range below 2**32), so the counts are identical and
+ * the generator ends in the same state. cmpc/ingest/resample.py keeps the numpy code as the
+ * reference and uses it when this module is not built.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* numpy's bitgen_t (numpy/random/bitgen.h), as its "BitGenerator" capsule holds it */
+typedef struct {
+    void *state;
+    uint64_t (*next_uint64)(void *st);
+    uint32_t (*next_uint32)(void *st);
+    double (*next_double)(void *st);
+    uint64_t (*next_raw)(void *st);
+} bitgen_t;
+
+/* Lemire's bounded draw on 32-bit words, as numpy's buffered_bounded_lemire_uint32 */
+#define BOUNDED(next_word, state)                                                             \
+    do {                                                                                      \
+        uint64_t m = (uint64_t)next_word(state) * range;                                      \
+        uint32_t leftover = (uint32_t)m;                                                      \
+        if (leftover < range) {                                                               \
+            while (leftover < threshold) {                                                    \
+                m = (uint64_t)next_word(state) * range;                                       \
+                leftover = (uint32_t)m;                                                       \
+            }                                                                                 \
+        }                                                                                     \
+        row[m >> 32]++;                                                                       \
+    } while (0)
+
+static int counts_buffer(Py_buffer *out, Py_ssize_t n, Py_ssize_t rows)
+{
+    if (n < 1 || n > (Py_ssize_t)UINT32_MAX || rows < 0 || out->itemsize != 8 ||
+        out->len != (Py_ssize_t)(n * rows * 8) || !PyBuffer_IsContiguous(out, 'C')) {
+        PyBuffer_Release(out);
+        PyErr_SetString(PyExc_ValueError, "draw_counts: needs 1 <= n < 2**32 and rows * n int64");
+        return -1;
+    }
+    return 0;
+}
+
+#ifdef __SIZEOF_INT128__
+/* numpy's PCG64 (XSL-RR 128/64, pcg64.h), its state copied in and out through the bit
+   generator's public `state`: next_uint32 hands out the low half of a 64-bit output, then
+   keeps the high half for the next call */
+typedef struct {
+    unsigned __int128 state, inc;
+    int has_word;
+    uint32_t word;
+} pcg64;
+
+static inline uint32_t pcg64_next32(pcg64 *g)
+{
+    if (g->has_word) {
+        g->has_word = 0;
+        return g->word;
+    }
+    const unsigned __int128 multiplier =
+        ((unsigned __int128)0x2360ED051FC65DA4ULL << 64) | 0x4385DF649FCCF645ULL;
+    g->state = g->state * multiplier + g->inc;
+    uint64_t hi = (uint64_t)(g->state >> 64), lo = (uint64_t)g->state;
+    uint64_t xored = hi ^ lo;
+    unsigned rot = (unsigned)(hi >> 58);
+    uint64_t out = (xored >> rot) | (xored << ((64 - rot) & 63));
+    g->has_word = 1;
+    g->word = (uint32_t)(out >> 32);
+    return (uint32_t)out;
+}
+
+static PyObject *draw_counts_pcg64(PyObject *self, PyObject *args)
+{
+    unsigned long long state_hi, state_lo, inc_hi, inc_lo, word;
+    int has_word;
+    Py_ssize_t n, rows;
+    Py_buffer out;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "(KKKKpK)nnw*", &state_hi, &state_lo, &inc_hi, &inc_lo,
+                          &has_word, &word, &n, &rows, &out))
+        return NULL;
+    if (counts_buffer(&out, n, rows))
+        return NULL;
+    pcg64 g = {((unsigned __int128)state_hi << 64) | state_lo,
+               ((unsigned __int128)inc_hi << 64) | inc_lo, has_word, (uint32_t)word};
+    int64_t *counts = (int64_t *)out.buf;
+    const uint32_t range = (uint32_t)n;
+    Py_BEGIN_ALLOW_THREADS
+    memset(counts, 0, (size_t)out.len);
+    if (range == 1) {
+        for (Py_ssize_t r = 0; r < rows; r++)
+            counts[r] = 1;
+    } else {
+        const uint32_t threshold = (UINT32_MAX - (range - 1)) % range;
+        for (Py_ssize_t r = 0; r < rows; r++) {
+            int64_t *row = counts + r * n;
+            for (Py_ssize_t i = 0; i < n; i++)
+                BOUNDED(pcg64_next32, &g);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&out);
+    return Py_BuildValue("(KKKKiK)", (unsigned long long)(g.state >> 64),
+                         (unsigned long long)g.state, (unsigned long long)(g.inc >> 64),
+                         (unsigned long long)g.inc, g.has_word, (unsigned long long)g.word);
+}
+#endif
+
+static PyObject *draw_counts(PyObject *self, PyObject *args)
+{
+    PyObject *capsule;
+    Py_ssize_t n, rows;
+    Py_buffer out;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Onnw*", &capsule, &n, &rows, &out))
+        return NULL;
+    if (counts_buffer(&out, n, rows))
+        return NULL;
+    bitgen_t *bitgen = (bitgen_t *)PyCapsule_GetPointer(capsule, "BitGenerator");
+    if (bitgen == NULL) {
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    int64_t *counts = (int64_t *)out.buf;
+    const uint32_t range = (uint32_t)n;
+    /* numpy draws nothing for a range of one value: every draw is request 0 */
+    Py_BEGIN_ALLOW_THREADS
+    memset(counts, 0, (size_t)out.len);
+    if (range == 1) {
+        for (Py_ssize_t r = 0; r < rows; r++)
+            counts[r] = 1;
+    } else {
+        const uint32_t threshold = (UINT32_MAX - (range - 1)) % range;
+        for (Py_ssize_t r = 0; r < rows; r++) {
+            int64_t *row = counts + r * n;
+            for (Py_ssize_t i = 0; i < n; i++)
+                BOUNDED(bitgen->next_uint32, bitgen->state);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
+/* One target draw number (0-based) and where its rank goes. */
+typedef struct {
+    int64_t target;
+    int64_t *slot;
+} wanted;
+
+static int by_target(const void *a, const void *b)
+{
+    int64_t x = ((const wanted *)a)->target, y = ((const wanted *)b)->target;
+    return (x > y) - (x < y);
+}
+
+static int int64_buffer(Py_buffer *b, Py_ssize_t items, const char *what)
+{
+    if (b->itemsize != 8 || b->len != items * 8 || !PyBuffer_IsContiguous(b, 'C')) {
+        PyErr_Format(PyExc_ValueError, "percentile_ranks: %s needs %zd 8-byte items", what, items);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *percentile_ranks(PyObject *self, PyObject *args)
+{
+    Py_buffer counts, qs, low, high, sizes;
+    Py_ssize_t rows, m, known = -1;
+    PyObject *result = NULL;
+    wanted *want = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nny*w*w*w*|n", &counts, &rows, &m, &qs, &low, &high, &sizes,
+                          &known))
+        return NULL;
+    Py_ssize_t nq = qs.len / 8, width = rows > 0 ? counts.len / 8 / rows : 0;
+    if (rows < 0 || m < 1 || m > width || qs.itemsize != 8 || qs.len != nq * 8 ||
+        int64_buffer(&counts, rows * width, "counts") || int64_buffer(&low, nq * rows, "low") ||
+        int64_buffer(&high, nq * rows, "high") || int64_buffer(&sizes, rows, "sizes")) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "percentile_ranks: needs 1 <= m <= width");
+        goto done;
+    }
+    want = PyMem_Malloc(sizeof(wanted) * (size_t)(2 * nq + 1));
+    if (want == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int64_t *c = counts.buf;
+    const double *q = qs.buf;
+    int64_t *lo = low.buf, *hi = high.buf, *size = sizes.buf;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        const int64_t *row = c + r * width;
+        int64_t total = 0;
+        if (known >= 0 && m == width)
+            total = known; /* every row's counts sum to `known`: no pass to count them */
+        else
+            for (Py_ssize_t j = 0; j < m; j++)
+                total += row[j];
+        size[r] = total;
+        /* as the numpy code: virtual = (size - 1) * q, its floor and the next rank */
+        for (Py_ssize_t k = 0; k < nq; k++) {
+            double below = floor((double)(total - 1) * q[k]);
+            double above = below + 1 < (double)(total - 1) ? below + 1 : (double)(total - 1);
+            want[2 * k] = (wanted){(int64_t)below, lo + k * rows + r};
+            want[2 * k + 1] = (wanted){(int64_t)above, hi + k * rows + r};
+        }
+        qsort(want, (size_t)(2 * nq), sizeof(wanted), by_target);
+        /* the rank whose counts hold each target: the first whose running sum passes it,
+           found from the start for the lower half of the draws and from the end (total less
+           the running sum from there) for the upper half, so p99 is not a pass over it all */
+        Py_ssize_t t = 0, j = 0, split = 0;
+        while (split < 2 * nq && (total <= 0 || want[split].target < total / 2))
+            split++;
+        int64_t running = row[0];
+        for (; t < split; t++) {
+            while (running <= want[t].target && j < m - 1)
+                running += row[++j];
+            *want[t].slot = j;
+        }
+        j = m - 1;
+        int64_t after = row[j]; /* draws at ranks j.. : those before j are total - after */
+        for (t = 2 * nq - 1; t >= split; t--) {
+            while (total - after > want[t].target && j > 0)
+                after += row[--j];
+            *want[t].slot = j;
+        }
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyMem_Free(want);
+    PyBuffer_Release(&counts);
+    PyBuffer_Release(&qs);
+    PyBuffer_Release(&low);
+    PyBuffer_Release(&high);
+    PyBuffer_Release(&sizes);
+    return result;
+}
+
+static PyObject *weighted_sums(PyObject *self, PyObject *args)
+{
+    Py_buffer counts, table, out;
+    Py_ssize_t rows, n;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nny*w*", &counts, &rows, &n, &table, &out))
+        return NULL;
+    Py_ssize_t k = n > 0 ? table.len / 8 / n : 0;
+    if (rows < 0 || n < 1 || counts.itemsize != 8 || counts.len != rows * n * 8 ||
+        table.itemsize != 8 || table.len != k * n * 8 || out.itemsize != 8 ||
+        out.len != rows * k * 8 || !PyBuffer_IsContiguous(&counts, 'C') ||
+        !PyBuffer_IsContiguous(&table, 'C') || !PyBuffer_IsContiguous(&out, 'C')) {
+        PyBuffer_Release(&counts);
+        PyBuffer_Release(&table);
+        PyBuffer_Release(&out);
+        PyErr_SetString(PyExc_ValueError, "weighted_sums: needs rows x n int64 counts, "
+                                          "k x n float64 table, rows x k float64 out");
+        return NULL;
+    }
+    const int64_t *c = counts.buf;
+    const double *v = table.buf;
+    double *sum = out.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        const int64_t *row = c + r * n;
+        for (Py_ssize_t col = 0; col < k; col++) {
+            const double *values = v + col * n;
+            /* whole numbers: exact in any order while below 2**53, so four running sums */
+            double acc[4] = {0.0, 0.0, 0.0, 0.0};
+            Py_ssize_t j = 0;
+            for (; j + 4 <= n; j += 4)
+                for (int lane = 0; lane < 4; lane++)
+                    acc[lane] += (double)row[j + lane] * values[j + lane];
+            for (; j < n; j++)
+                acc[0] += (double)row[j] * values[j];
+            sum[r * k + col] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&counts);
+    PyBuffer_Release(&table);
+    PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"draw_counts", draw_counts, METH_VARARGS,
+     "draw_counts(capsule, n, rows, out) -> None: `rows` bootstrap resamples of n requests "
+     "drawn from the bit generator's capsule, counted per request into `out` (rows * n "
+     "int64, C order)."},
+#ifdef __SIZEOF_INT128__
+    {"draw_counts_pcg64", draw_counts_pcg64, METH_VARARGS,
+     "draw_counts_pcg64(state, n, rows, out) -> state: `draw_counts` from a PCG64 state "
+     "(state high and low 64 bits, inc high and low, has_uint32, uinteger), inlined; returns "
+     "the state after."},
+#endif
+    {"percentile_ranks", percentile_ranks, METH_VARARGS,
+     "percentile_ranks(counts, rows, m, qs, low, high, sizes) -> None: per row of `counts` "
+     "(rows x width int64, its first m columns in rank order), the draws (`sizes`) and each "
+     "quantile's two neighbouring ranks of numpy's `linear` method (`low`, `high`: len(qs) x "
+     "rows int64); `known`, when given, is every row's sum of counts."},
+    {"weighted_sums", weighted_sums, METH_VARARGS,
+     "weighted_sums(counts, rows, n, table, out) -> None: out[r, k] = counts[r] . table[k] "
+     "(rows x n int64, k x n float64 whole numbers, rows x k float64)."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "cmpc._fastdraw",
+                                    "Bootstrap counts drawn and counted in C.", -1, methods};
+
+PyMODINIT_FUNC PyInit__fastdraw(void) { return PyModule_Create(&module); }

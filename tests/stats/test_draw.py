@@ -1,0 +1,118 @@
+"""The C bootstrap counter (cmpc._fastdraw): numpy's draws, counts and figures, byte for byte."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cmpc import _fastdraw
+from cmpc.ingest import resample
+from cmpc.ingest.resample import Settings, _count_blocks, _percentiles, replicates
+from cmpc.traces.table import Requests, Run
+
+
+def _generator(kind: type, *words: int) -> np.random.Generator:
+    rng = np.random.Generator(kind(np.random.SeedSequence(list(words))))
+    rng.integers(0, 2, size=1)  # leaves half a 64-bit word buffered: the C draw must use it first
+    return rng
+
+
+@pytest.mark.parametrize("kind", [np.random.PCG64, np.random.Philox])
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 64, 1000, 12_512, 65_537, 300_012])
+def test_counts_are_numpys_draws_counted_and_the_stream_ends_where_numpys_does(kind, n):
+    # PCG64 (what the replicates seed) is drawn inlined; any other generator through its capsule
+    resamples = 45
+    c_rng, numpy_rng = _generator(kind, 7, n), _generator(kind, 7, n)
+    fast = [(s, c.copy()) for s, c in _count_blocks(c_rng, n, resamples)]
+    slow = list(_count_blocks(numpy_rng, n, resamples, fast=False))
+    assert [s for s, _ in fast] == [s for s, _ in slow]
+    for (_, got), (_, want) in zip(fast, slow, strict=True):
+        assert got.dtype == np.int64 and np.array_equal(got, want)
+    assert str(c_rng.bit_generator.state) == str(numpy_rng.bit_generator.state)
+    assert c_rng.random() == numpy_rng.random()
+
+
+def test_the_rejection_branch_is_exercised():
+    # Lemire's method redraws a 32-bit word whose low half falls below (2**32 - n) % n: at
+    # 300,012 requests that is 295,516 of 2**32, about 930 redraws in the 45 x n draws above
+    n = 300_012
+    threshold = (2**32 - n) % n
+    assert threshold / 2**32 * 45 * n > 500
+
+
+def _run(n: int, seed: int) -> Run:
+    rng = np.random.default_rng(seed)
+    e2el = rng.lognormal(0, 0.6, n)
+    ttft = rng.lognormal(-2, 0.5, n)
+    out = rng.integers(1, 400, n).astype(float)
+    out[rng.random(n) < 0.1] = 1  # no tpot for these: the metric ranks a subset
+    ok = rng.random(n) > 0.05
+    req = Requests(
+        ok=ok,
+        ttft=ttft,
+        e2el=e2el,
+        input_tokens=rng.integers(100, 2000, n).astype(float),
+        output_tokens=out,
+    )
+    return Run("r", "cmpc", 0, {"conc": 8}, requests=req, duration_s=float(e2el.sum()) / 8)
+
+
+@pytest.mark.parametrize("n", [1, 5, 63, 64, 65, 700, 20_000])
+def test_replicates_with_the_c_module_are_the_numpy_codes_bytes(n, monkeypatch):
+    run = _run(n, n)
+    queries = [("tpot", "p90"), ("tpot", "median"), ("ttft", "p99"), ("e2el", "mean")]
+    queries += [("tpot", "p99"), ("e2el", "p50")]
+    fast = replicates(run, queries, Settings(300, 4), "sha")
+    monkeypatch.setattr(resample, "_fastdraw", None)
+    slow = replicates(run, queries, Settings(300, 4), "sha")
+    assert fast is not None and slow is not None and fast.keys() == slow.keys()
+    for key in slow:
+        assert fast[key].tobytes() == slow[key].tobytes(), key
+
+
+def test_percentile_ranks_at_chunk_edges_ties_and_empty_rows(monkeypatch):
+    rng = np.random.default_rng(11)
+    n = 5 * 64 + 7
+    x = np.round(rng.lognormal(size=n), 1)
+    x[rng.random(n) < 0.2] = np.nan
+    counts = np.stack([np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(30)])
+    counts[0] = 0  # drew nothing
+    counts[1] = 0
+    counts[1, np.flatnonzero(np.isfinite(x))[0]] = 2  # one value, the lowest, twice
+    counts[2] = 0
+    counts[2, np.flatnonzero(np.isfinite(x))[-1]] = 1  # one value, the highest, once
+    qs = [0.99, 0.0, 0.5, 1.0, 0.01, 0.9]  # not in order: the C walk sorts its targets
+    fast = _percentiles(counts, x, qs)
+    monkeypatch.setattr(resample, "_fastdraw", None)
+    slow = _percentiles(counts, x, qs)
+    assert fast.tobytes() == slow.tobytes()
+    assert np.isnan(fast[:, 0]).all() and np.isfinite(fast[:, 1:]).all()
+
+
+def test_weighted_sums_are_exact_whole_number_products():
+    rng = np.random.default_rng(5)
+    counts = rng.integers(0, 9, size=(13, 1001))
+    table = np.rint(rng.random((3, 1001)) * 2**40)
+    out = np.empty((13, 3))
+    _fastdraw.weighted_sums(counts, 13, 1001, table, out)
+    exact = [
+        [sum(int(c) * int(v) for c, v in zip(row, col, strict=True)) for col in table]
+        for row in counts
+    ]
+    assert out.tolist() == [[float(v) for v in row] for row in exact]
+
+
+def test_bad_buffers_are_errors_not_crashes():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError):
+        _fastdraw.draw_counts(rng.bit_generator.capsule, 10, 2, np.empty(19, dtype=np.int64))
+    with pytest.raises(ValueError):
+        _fastdraw.draw_counts(rng.bit_generator.capsule, 0, 2, np.empty(0, dtype=np.int64))
+    low = np.empty((1, 2), dtype=np.int64)
+    with pytest.raises(ValueError):
+        _fastdraw.percentile_ranks(
+            np.zeros((2, 5), dtype=np.int64), 2, 6, np.array([0.5]), low, low.copy(),
+            np.empty(2, dtype=np.int64),
+        )  # fmt: skip
+    with pytest.raises(ValueError):
+        _fastdraw.weighted_sums(np.zeros((2, 5), dtype=np.int32), 2, 5, np.zeros(5), np.empty(2))

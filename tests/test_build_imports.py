@@ -1,0 +1,72 @@
+"""A plain cold build imports only what it uses: the fixed cost of `cmpc build` (issue 19)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+# a build through the command line in a fresh interpreter, then the modules it imported
+BUILD = """
+import json, sys
+from cmpc.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exit:
+    assert not exit.code, exit.code
+print(json.dumps(sorted(sys.modules)))
+"""
+
+# what only a pool, a cluster, `--export`, `--require`, `--format html` or `--png` needs, and
+# numpy.ma, which np.percentile imports to deduplicate its ranks (about 15 ms)
+NOT_NEEDED = (
+    "numpy.ma",
+    "multiprocessing",
+    "concurrent.futures",
+    "logging",
+    "cmpc.build.tables",
+    "cmpc.build.export_benchmark",
+    "cmpc.build.policy",
+    "cmpc.report.html",
+    "cmpc.report.raster",
+    "traceback",
+)
+
+
+def _imported(spec: Path, *args: str) -> set[str]:
+    run = subprocess.run(
+        [sys.executable, "-c", BUILD, "build", str(spec), "--quiet", *args],
+        capture_output=True,
+        text=True,
+        cwd=spec.parent,
+    )
+    assert run.returncode == 0, run.stderr
+    return set(json.loads(run.stdout.strip().splitlines()[-1]))
+
+
+def _sweep(tmp_path: Path) -> Path:
+    shutil.copytree(REPO / "specs" / "data" / "synthetic", tmp_path / "data" / "synthetic")
+    spec = tmp_path / "sweep.cmp"
+    shutil.copy(REPO / "specs" / "synthetic-sweep.cmp", spec)
+    return spec
+
+
+def test_a_cold_build_of_a_sweep_leaves_unused_modules_unimported(tmp_path):
+    spec = _sweep(tmp_path)
+    modules = _imported(spec, "-o", str(tmp_path / "out"), "--no-cache")
+    assert "numpy" in modules and "cmpc.report.svg" in modules  # it did read runs and draw
+    assert sorted(m for m in NOT_NEEDED if m in modules) == []
+
+
+def test_the_options_that_need_them_still_load_them(tmp_path):
+    spec = _sweep(tmp_path)
+    out = tmp_path / "out"
+    modules = _imported(
+        spec, "-o", str(out), "--no-cache", "--format", "html", "--require", "headline != null"
+    )
+    assert {"cmpc.report.html", "cmpc.build.policy"} <= modules
+    assert (out / "report.html").is_file()
