@@ -18,7 +18,8 @@ try:
     main(sys.argv[1:])
 except SystemExit as exit:
     assert not exit.code, exit.code
-print(json.dumps(sorted(sys.modules)))
+from cmpc import lazy
+print(json.dumps(sorted(m for m in sys.modules if lazy.loaded(m))))  # not a lazy stand-in
 """
 
 # what only a pool, a cluster, `--export`, `--require`, `--format html` or `--png` needs, and

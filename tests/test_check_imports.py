@@ -15,12 +15,17 @@ SPEC = REPO / "specs" / "mi355x-vs-b300.cmp"
 NOT_ON_THE_CHECK_PATH = (
     *("lark", "importlib.resources", "jsonschema", "numpy", "jinja2", "tomllib"),
     *("difflib", "tempfile", "shutil", "secrets"),  # did-you-mean, writes, tempfile's probe
+    *("inspect", "ast", "dis", "tokenize"),  # dataclasses' import, for an undocumented class only
+    *("hashlib", "importlib.util"),  # OpenSSL for the IR memo's name; lazy's spec search
+    *("argparse", "gettext", "locale"),  # plain check arguments are read without argparse
+    *("pathlib", "urllib.parse", "ipaddress"),  # the spec and the memo are read by string paths
     *("cmpc.check.capacity", "cmpc.check.claims", "cmpc.check.uncertainty", "cmpc.check.fleet"),
 )
 PROBE = """
 import sys, cmpc.cli
+from cmpc import lazy
 code = cmpc.cli.main(["check", sys.argv[1]])
-print(code, " ".join(sorted(m for m in sys.argv[2:] if m in sys.modules)))
+print(code, " ".join(sorted(m for m in sys.argv[2:] if lazy.loaded(m))))
 """
 
 

@@ -26,6 +26,16 @@ def test_a_second_start_compiles_no_dataclass_method():
     assert misses() == 0
 
 
+def test_a_start_whose_classes_all_replay_reads_no_codes():
+    probe = (
+        "import cmpc.cli, cmpc.verbs.check, cmpc._classcache as c; print(c._codes_read, c.replayed)"
+    )
+    misses()  # what the check path defines is recorded
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    read, replayed = run.stdout.split()
+    assert read == "False" and int(replayed) >= 60
+
+
 def test_the_api_leaves_the_standard_library_alone():
     probe = "import dataclasses, cmpc, cmpc.api; print(hasattr(dataclasses, 'exec'))"
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
@@ -67,8 +77,114 @@ def test_a_start_builds_the_code_of_its_own_classes_only():
     )
     subprocess.run([sys.executable, "-c", other], capture_output=True, check=True)
     probe = (
-        "import cmpc.cli, cmpc.verbs.check, cmpc._classcache as cache;"
+        "import cmpc.cli, cmpc.verbs.check, cmpc._classcache as cache; cache._load();"
         "print(sum(isinstance(c, bytes) for t, c in cache._codes.items() if 's5check_unused' in t))"
     )
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert int(run.stdout) >= 1  # its methods were kept, and left undecoded
+
+
+# Every cmpc record class described as the interpreter holds it: its namespace in order, each
+# function's code, defaults, annotations, closure and names, each field's options.
+DESCRIBE = r"""
+import dataclasses, importlib, json, pkgutil, re, sys, types
+import cmpc._classcache as cache
+cache._REPLAYS = sys.argv[1] == "replay"
+cache.install()
+import cmpc
+for info in pkgutil.walk_packages(cmpc.__path__, "cmpc."):
+    if info.name not in ("cmpc.__main__",):
+        importlib.import_module(info.name)
+
+def value(v, depth=0):
+    if isinstance(v, types.FunctionType):
+        c = v.__code__
+        return {"fn": (v.__module__, v.__qualname__, v.__name__, v.__doc__, c.co_code.hex(),
+                       repr(c.co_consts), c.co_names, c.co_varnames, c.co_freevars, c.co_filename,
+                       repr(v.__defaults__), repr(v.__kwdefaults__), repr(v.__annotations__),
+                       v.__globals__ is sys.modules[v.__module__].__dict__,
+                       [value(cell.cell_contents, depth + 1) if depth < 2
+                        else repr(cell.cell_contents) for cell in (v.__closure__ or ())],
+                       value(getattr(v, "__wrapped__", None), depth + 1) if depth < 2 else "",
+                       sorted(vars(v)))}
+    if isinstance(v, type):
+        return f"class {v.__module__}.{v.__qualname__}"
+    if isinstance(v, dataclasses.Field):
+        return {"field": [repr(v), v._field_type.name, repr(v.metadata)]}
+    if isinstance(v, dict):
+        return {"dict": [(k, value(x, depth + 1)) for k, x in v.items()]}
+    if isinstance(v, set):
+        return {"set": sorted(map(repr, v))}
+    return repr(v)
+
+seen = {}
+for name, module in sorted(sys.modules.items()):
+    if not name.startswith("cmpc") or not isinstance(module, types.ModuleType):
+        continue
+    for obj in list(vars(module).values()):
+        if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__module__ == name:
+            namespace = [(k, value(v)) for k, v in vars(obj).items()
+                         if k not in ("__dict__", "__weakref__")]
+            mro = [b.__qualname__ for b in obj.__mro__]
+            seen[f"{name}.{obj.__qualname__}"] = [type(obj).__name__, mro, namespace]
+described = json.dumps({"replayed": cache.replayed, "classes": seen})
+print(re.sub(" at 0x[0-9a-f]+", " at 0x", described))  # addresses differ between processes
+"""
+
+
+def _described(how: str) -> dict:
+    run = [sys.executable, "-c", DESCRIBE, how]
+    done = subprocess.run(run, capture_output=True, text=True, check=True)
+    return __import__("json").loads(done.stdout)
+
+
+def test_every_cmpc_record_replayed_is_the_class_dataclasses_makes():
+    _described("replay")  # the first start records the shapes it has not seen
+    replayed, made = _described("replay"), _described("dataclasses")
+    assert made["replayed"] == 0 and replayed["replayed"] >= 100
+    assert replayed["classes"].keys() == made["classes"].keys()
+    for name, described in made["classes"].items():
+        assert replayed["classes"][name] == described, name
+
+
+CASES = {
+    "plain": "@dataclass(frozen=True)\nclass C:\n    '''d'''\n    x: int\n    y: str = 'a'\n",
+    "factory": "@dataclass(frozen=True, slots=True, kw_only=True)\nclass C:\n    '''d'''\n"
+    "    x: tuple = field(default_factory=tuple)\n    y: int = field(default=3, repr=False)\n",
+    "mutable default": "@dataclass(frozen=True)\nclass C:\n    '''d'''\n    x: list = []\n",
+    "order of defaults": "@dataclass\nclass C:\n    '''d'''\n    x: int = 1\n    y: int\n",
+    "own repr": "@dataclass(frozen=True)\nclass C:\n    '''d'''\n    x: int\n"
+    "    def __repr__(self):\n        return 'mine'\n",
+    "classvar": "@dataclass(frozen=True)\nclass C:\n    '''d'''\n    k: ClassVar[int] = 3\n"
+    "    x: int\n",
+    "base": "@dataclass(frozen=True)\nclass B:\n    '''d'''\n    x: int\n"
+    "@dataclass(frozen=True)\nclass C(B):\n    '''d'''\n    y: int = 0\n",
+    "no docstring": "@dataclass(eq=False)\nclass C:\n    x: int\n",
+}
+
+
+def _define(source: str) -> object:
+    """The class C the source defines, or the error it raises, as comparable text."""
+    module = type(sys)("cmpc_replay_probe")
+    sys.modules[module.__name__] = module
+    header = "from __future__ import annotations\nfrom dataclasses import dataclass, field\n"
+    header += "from typing import ClassVar\n"
+    try:
+        exec(header + source, vars(module))
+    except (TypeError, ValueError) as error:
+        return f"{type(error).__name__}: {error}"
+    finally:
+        del sys.modules[module.__name__]
+    made = vars(module)["C"]
+    fields = [(f.name, f.type, f.kw_only, f.repr) for f in dataclasses.fields(made)]
+    return sorted(vars(made)), fields, made.__doc__, made.__match_args__
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_class_replayed_or_left_to_dataclasses_is_made_as_dataclasses_makes_it(case, monkeypatch):
+    _classcache.install()
+    before = _classcache.replayed
+    replayed = [_define(CASES[case]) for _ in range(2)]  # the second may replay the first's record
+    monkeypatch.setattr(dataclasses, "_process_class", _classcache._original)
+    assert replayed == [_define(CASES[case])] * 2
+    assert (_classcache.replayed > before) == (case in ("plain", "factory", "base"))  # base: B

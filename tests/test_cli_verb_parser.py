@@ -64,3 +64,30 @@ def test_help_is_as_wide_as_argparse_makes_it(monkeypatch, columns):
     assert cli.build_parser("build").format_help() == reference.format_help()
     build = _subparsers(cli.build_parser("build"))["build"]
     assert build.format_help() == _subparsers(reference)["build"].format_help()
+
+
+def _check_lines() -> list[list[str]]:
+    """`cmpc check` argument lists, plain and not: every order of up to four of these words."""
+    words = ["a.cmp", "b c.cmp", "-", "", "--format", "json", "--format=short", "--format=x"]
+    words += ["--form", "github", "-h", "--", "-x.cmp", "--format=", "human"]
+    lines = [["check"]]
+    for first in words:
+        lines.append(["check", first])
+        for second in words:
+            lines.append(["check", first, second])
+            lines += [["check", first, second, third] for third in words[:5]]
+    return lines
+
+
+@pytest.mark.parametrize("argv", _check_lines(), ids=" ".join)
+def test_plain_check_arguments_are_read_as_argparse_reads_them(argv, capsys):
+    plain = cli._plain_check(argv)
+    try:
+        parsed = vars(cli.build_parser().parse_args(argv))
+    except SystemExit:  # help or an error: argparse's own, so nothing is read without it
+        assert plain is None
+        return
+    assert plain is None or vars(plain) == parsed
+    simple = all(not w.startswith("-") or w == "-" or w.split("=")[0] == "--format" for w in argv)
+    if simple and "--format=" not in argv and "--format=x" not in argv and "--" not in argv:
+        assert plain is not None, "a plain check line should not need argparse"

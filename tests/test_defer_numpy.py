@@ -70,12 +70,13 @@ def test_a_build_that_reads_runs_loads_numpy_at_first_use(tmp_path, monkeypatch)
 def test_a_deferred_package_imports_its_submodules_and_loads_once():
     probe = """
 import sys
-from cmpc import _defer
-assert _defer.defer("numpy") and not _defer.loaded("numpy")
+from cmpc import lazy
+stand_in = lazy.module("numpy")
+assert sys.modules["numpy"] is stand_in and not lazy.loaded("numpy")
 import numpy as np
 from numpy.typing import NDArray  # a submodule: loads the package first, no circular import
-assert _defer.loaded("numpy") and np.ndarray is sys.modules["numpy"].ndarray
-assert not _defer.defer("numpy")  # imported: nothing changes
+assert lazy.loaded("numpy") and np.ndarray is sys.modules["numpy"].ndarray
+assert lazy.module("numpy") is sys.modules["numpy"]  # imported: the module itself
 print(int(np.arange(4).sum()))
 """
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)

@@ -152,7 +152,7 @@ def test_validity_memo_is_ignored_unless_private(tmp_path, monkeypatch):
         comparison, cost=dataclasses.replace(comparison.cost, utilization=1.4)
     )
     monkeypatch.setattr(schema, "_temporary_root", lambda: tmp_path)
-    planted = schema._memo_path(broken.to_json())
+    planted = Path(schema._memo_path(broken.to_json()))
     planted.parent.mkdir()
     planted.touch()  # someone marked the invalid IR valid
     os.chmod(planted.parent, 0o777)
@@ -189,3 +189,17 @@ def test_secondary_labels_in_every_format():
     assert "%0Anote: first declared here at" in render_github(diagnostics, sources)
     human = render_human(diagnostics, sources)
     assert human.index("- first declared here") < human.index("^ declared again here")
+
+
+def test_validity_memo_is_named_by_the_sha256_of_schema_and_ir(tmp_path, monkeypatch):
+    # the memo hashes with the interpreter's built-in SHA-256: names from hashlib's still hit
+    import hashlib
+    import json
+
+    import cmpc.ir.schema as schema
+
+    monkeypatch.setattr(schema, "_temporary_root", lambda: tmp_path)
+    document = {"comparison": {"title": "x", "systems": [1, 2.5, None]}}
+    digest = hashlib.sha256(schema._schema_bytes())
+    digest.update(json.dumps(document, sort_keys=True).encode())
+    assert Path(schema._memo_path(document)).name == digest.hexdigest()

@@ -2,23 +2,38 @@
 
 from __future__ import annotations
 
-import argparse
-import atexit
-import contextlib
-import functools
-import os
-import sys
-import warnings
-from collections.abc import Sequence
-from typing import Any, NoReturn
+import gc
 
-from cmpc import __version__, _classcache, _defer
+# What start-up makes lives to the end (modules, classes, codes): a garbage collection there
+# finds nothing to free. Collections resume once the command line's modules are imported.
+_COLLECTING = gc.isenabled()
+gc.disable()
+
+import atexit  # noqa: E402
+import contextlib  # noqa: E402
+import functools  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+import types  # noqa: E402
+import warnings  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
+from typing import TYPE_CHECKING, Any, NoReturn  # noqa: E402
+
+from cmpc import __version__, _classcache, lazy  # noqa: E402
+
+if TYPE_CHECKING:
+    import argparse
+else:  # with gettext and locale, a twentieth of `cmpc check`: plain check arguments skip it
+    argparse = lazy.module("argparse")
 
 # The command line, not `import cmpc`, hands dataclasses the caching exec: a program that uses
 # the API keeps the standard library as it is (see cmpc/_classcache.py).
 _classcache.install()
 
 from cmpc.outcome import Outcome  # noqa: E402  (after install: a record class)
+
+if _COLLECTING:
+    gc.enable()
 
 BUG_URL = "https://github.com/cmpc-dev/cmpc/issues"
 DIAGNOSTIC_FORMATS = ("human", "short", "json", "github")
@@ -94,14 +109,20 @@ def _terminal_columns() -> int:
     return columns or 80
 
 
-class _HelpFormatter(argparse.HelpFormatter):
-    """argparse's formatter, measuring the terminal as it does, minus its `import shutil`."""
+@functools.cache
+def _help_formatter() -> type[argparse.HelpFormatter]:
+    """The formatter class, made with the first parser (argparse is imported then)."""
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:  # fmt: skip
-        if width is None:
-            width = _terminal_columns() - 2
-        super().__init__(prog, indent_increment, max_help_position, width)
+    class _HelpFormatter(argparse.HelpFormatter):
+        """argparse's formatter, measuring the terminal as it does, minus its `import shutil`."""
+
+        def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                     width: int | None = None) -> None:  # fmt: skip
+            if width is None:
+                width = _terminal_columns() - 2
+            super().__init__(prog, indent_increment, max_help_position, width)
+
+    return _HelpFormatter
 
 
 class _Unbuilt:
@@ -111,17 +132,48 @@ class _Unbuilt:
         return lambda *args, **kwargs: self
 
 
-class _VerbParsers(argparse._SubParsersAction):
-    """The verbs: every one listed (for help and errors), only `verb`'s arguments built."""
+@functools.cache
+def _verb_parsers() -> Any:
+    """The sub-parsers action class, made with the first parser (argparse is imported then)."""
 
-    def __init__(self, *args: Any, verb: str | None = None, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.verb = verb
+    class _VerbParsers(argparse._SubParsersAction):
+        """The verbs: every one listed (for help and errors), only `verb`'s arguments built."""
 
-    def add_parser(self, name: str, **kwargs: Any) -> Any:
-        kwargs.setdefault("formatter_class", _HelpFormatter)
-        parser = super().add_parser(name, **kwargs)
-        return parser if self.verb in (None, name) else _Unbuilt()
+        def __init__(self, *args: Any, verb: str | None = None, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.verb = verb
+
+        def add_parser(self, name: str, **kwargs: Any) -> Any:
+            kwargs.setdefault("formatter_class", _help_formatter())
+            parser = super().add_parser(name, **kwargs)
+            return parser if self.verb in (None, name) else _Unbuilt()
+
+    return _VerbParsers
+
+
+def _plain_check(words: list[str]) -> Any:
+    """`cmpc check`'s arguments read without argparse when they are plain: one run of SPECs and
+    `--format F` / `--format=F` before or after it. argparse reads such arguments the same way
+    (tests/test_cli_verb_parser.py); anything else (help, an error, an abbreviation, `--`) is
+    None and goes to argparse. The answer has the attributes argparse's Namespace would."""
+    if words[:1] != ["check"]:
+        return None
+    specs: list[str] = []
+    diagnostic_format, ended, at = "human", False, 1
+    while at < len(words):
+        word = words[at]
+        if word == "--format" and words[at + 1 : at + 2] and words[at + 1] in DIAGNOSTIC_FORMATS:
+            diagnostic_format, ended, at = words[at + 1], bool(specs), at + 2
+        elif word.startswith("--format=") and word[len("--format=") :] in DIAGNOSTIC_FORMATS:
+            diagnostic_format, ended, at = word[len("--format=") :], bool(specs), at + 1
+        elif (word.startswith("-") and word != "-") or ended:
+            return None  # an option argparse reads, or SPECs in two runs (argparse's error)
+        else:
+            specs.append(word)
+            at += 1
+    if not specs:
+        return None
+    return types.SimpleNamespace(verb="check", specs=specs, format=diagnostic_format)
 
 
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
@@ -129,12 +181,12 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cmpc",
         description="Compile LLM-inference comparison specs into footnoted reports.",
-        formatter_class=_HelpFormatter,
+        formatter_class=_help_formatter(),
     )
     parser.add_argument("--version", action="version", version=f"cmpc {__version__}")
     # typeshed types `action` as a class; argparse calls it, so a partial serves
     verbs = parser.add_subparsers(  # type: ignore[call-overload]
-        dest="verb", metavar="VERB", action=functools.partial(_VerbParsers, verb=verb)
+        dest="verb", metavar="VERB", action=functools.partial(_verb_parsers(), verb=verb)
     )
     verbs.required = True
 
@@ -337,7 +389,7 @@ def _run(args: argparse.Namespace) -> Outcome:
             slos=dict(args.slo),
         )
     if args.verb == "build":
-        _defer.defer("numpy")  # a rebuild from cached runs may do no array arithmetic at all
+        lazy.module("numpy")  # a rebuild from cached runs may do no array arithmetic at all
         from cmpc.build.model import Options
         from cmpc.build.pipeline import build_spec
 
@@ -475,8 +527,20 @@ def _emit(outcome: Outcome, diagnostic_format: str, verb: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `cmpc` console script."""
     words = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(words[0] if words else None)
-    args = parser.parse_args(words)
+    collecting = gc.isenabled()
+    if words[:1] == ["check"]:
+        # check's imports are most of its time, and what its run makes is bounded by the spec
+        # size limit (cmpc/limits.py): no collection until it returns
+        gc.disable()
+    try:
+        return _main(words)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _main(words: list[str]) -> int:
+    args = _plain_check(words) or build_parser(words[0] if words else None).parse_args(words)
     try:
         with warnings.catch_warnings():
             # numpy's overflow and invalid-value warnings on hostile traces are not diagnostics:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from cmpc.diagnostics import Diagnostic, error
 from cmpc.limits import Limits, current
@@ -33,7 +32,7 @@ def read_source(path: str, stdin: str | None = None) -> tuple[SourceFile | None,
         return _within_limit(name, stdin or "")
     limit = current().spec_bytes
     try:
-        raw = read_regular(Path(path), Path(os.path.abspath(path)).parent, limit)
+        raw = read_regular(path, os.path.dirname(os.path.abspath(path)), limit)
         if len(raw) > limit:
             return None, [
                 error(

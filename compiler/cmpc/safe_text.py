@@ -6,7 +6,9 @@ Each place they are shown has one function here, and every rendering of that pla
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any
 
 # Characters that act instead of being read: controls (C0, DEL, C1: ESC starts terminal
 # sequences, a line break starts a new log line), bidirectional controls and marks (the Trojan
@@ -16,9 +18,33 @@ _BEYOND_C0 = (
     "\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
     "\ufeff\ufff9-\ufffb\ud800-\udfff\ufffe\uffff"
 )
-HIDDEN = re.compile(f"[\x00-\x1f{_BEYOND_C0}]")
-_JSON_HIDDEN = re.compile(f"[{_BEYOND_C0}]")  # the JSON encoder escapes C0 itself
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
+
+
+# The patterns are compiled at their first use (together a thirtieth of `cmpc check`), and
+# ASCII text is tested first at C speed: a clean spec compiles none of them.
+@functools.cache
+def hidden_pattern() -> re.Pattern[str]:
+    """Every character a reader would not see as written (`HIDDEN`)."""
+    return re.compile(f"[\x00-\x1f{_BEYOND_C0}]")
+
+
+@functools.cache
+def _json_hidden() -> re.Pattern[str]:
+    return re.compile(f"[{_BEYOND_C0}]")  # the JSON encoder escapes C0 itself
+
+
+def __getattr__(name: str) -> Any:
+    if name == "HIDDEN":
+        return hidden_pattern()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def plain_ascii(text: str, allowed: str = "") -> bool:
+    """Whether `text` is ASCII holding no hidden character but those in `allowed`."""
+    shown = _PRINTABLE_ASCII + allowed.encode("ascii")
+    return text.isascii() and not text.encode("ascii").translate(None, shown)
 
 
 def _shown(match: re.Match) -> str:
@@ -28,7 +54,8 @@ def _shown(match: re.Match) -> str:
 
 def visible(text: object) -> str:
     """Text with every hidden character written out: `\\n`, `\\r`, `\\t`, else `\\u202E`."""
-    return HIDDEN.sub(_shown, str(text))
+    text = str(text)
+    return text if plain_ascii(text) else hidden_pattern().sub(_shown, text)
 
 
 def terminal_text(text: object) -> str:
@@ -39,7 +66,9 @@ def terminal_text(text: object) -> str:
 def json_text(document: str) -> str:
     """A JSON document whose strings hold hidden characters as `\\u` escapes: a reader decodes
     the same strings, a terminal shows only printable text."""
-    return _JSON_HIDDEN.sub(lambda m: f"\\u{ord(m.group()):04x}", document)
+    if document.isascii() and "\x7f" not in document:
+        return document
+    return _json_hidden().sub(lambda m: f"\\u{ord(m.group()):04x}", document)
 
 
 def github_message(text: str) -> str:
@@ -54,11 +83,11 @@ def github_property(text: str) -> str:
 
 # OWASP's CSV injection rule: a cell starting with one of these is read as a formula.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?%?|[+-]?inf|nan")
+_NUMBER = r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?%?|[+-]?inf|nan"
 
 
 def csv_cell(text: str) -> str:
     """A CSV text cell that no spreadsheet runs as a formula: a leading `'` unless a number."""
-    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
+    if text.startswith(_FORMULA_START) and not re.fullmatch(_NUMBER, text):
         return "'" + text
     return text

@@ -8,22 +8,25 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cmpc import lazy
 
 if TYPE_CHECKING:
+    import pathlib
     import secrets
     import tempfile
+    from pathlib import Path
 else:  # only writes need them, and `cmpc check` writes nothing
     secrets = lazy.module("secrets")
     tempfile = lazy.module("tempfile")
+    # with urllib.parse and ipaddress, a twentieth of `cmpc check`, whose reads take strings
+    pathlib = lazy.module("pathlib")
 
 # Written last into every output folder of a build; a folder holding it may be replaced whole.
 OUTPUT_MARKER = ".cmpc-build"
 # Pseudo-filesystems whose "regular" files are generated on read (`/proc/self/environ`).
-PSEUDO_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
+PSEUDO_ROOTS = ("/proc", "/sys", "/dev")
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
     (stat.S_ISFIFO, "a named pipe"),
@@ -37,24 +40,26 @@ class Refused(Exception):
     """A file the rules do not let cmpc read or write; the message says why."""
 
 
-def confined(path: Path, root: Path) -> Path:
+def confined(path: str | Path, root: str | Path) -> Path:
     """The real path of `path`, refused when a link takes it out of the folder tree `root`."""
-    real = Path(os.path.realpath(path))
-    try:
-        real.relative_to(os.path.realpath(root))
-    except ValueError:
-        raise Refused("it is a symbolic link that leads outside its folder") from None
+    return pathlib.Path(_confined(path, root))
+
+
+def _confined(path: str | Path, root: str | Path) -> str:
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    if os.path.commonpath((real, top)) != top:  # both absolute and normalized
+        raise Refused("it is a symbolic link that leads outside its folder")
     return real
 
 
-def read_regular(path: Path, root: Path, limit: int) -> bytes:
+def read_regular(path: str | Path, root: str | Path, limit: int) -> bytes:
     """At most `limit + 1` bytes of a regular file confined to `root`; FIFOs and devices unopened.
 
     Raises Refused for a file the rules forbid and OSError when it cannot be read.
     """
-    real = confined(path, root)
+    real = _confined(path, root)
     for pseudo in PSEUDO_ROOTS:
-        if real == pseudo or pseudo in real.parents:
+        if real == pseudo or real.startswith(pseudo + "/"):
             raise Refused(f"it is a system file under {pseudo}/, not a spec")
     _require_regular(os.stat(real).st_mode)  # before opening: opening a device can act on it
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -87,7 +92,7 @@ def replace_file(path: Path, data: bytes) -> None:
             handle.write(data)
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        pathlib.Path(temporary).unlink(missing_ok=True)
         raise
 
 
@@ -118,21 +123,21 @@ def why_not_replaceable(folder: Path, keep: Iterable[Path]) -> str | None:
     it is a link or a file, holds the working folder, or holds a file of `keep` (the spec, its
     data, the templates), marked or not.
     """
-    folder = Path(os.path.abspath(folder))
+    folder = pathlib.Path(os.path.abspath(folder))
     if folder.is_symlink():
         return "it is a symbolic link; name the folder itself"
     if folder.exists() and not folder.is_dir():
         return "it is a file, not a folder"
-    real = Path(os.path.realpath(folder))
+    real = pathlib.Path(os.path.realpath(folder))
     try:
-        here = Path(os.path.realpath(Path.cwd()))
+        here = pathlib.Path(os.path.realpath(os.getcwd()))
     except OSError:
         here = None
     if here is not None and (real == here or real in here.parents):
         return "it holds the working folder"
     for path in keep:
         for base, kept in ((folder, os.path.abspath(path)), (real, os.path.realpath(path))):
-            if base == Path(kept) or base in Path(kept).parents:
+            if base == pathlib.Path(kept) or base in pathlib.Path(kept).parents:
                 return f"it holds `{os.path.relpath(kept, base)}`, an input of this build"
     if not folder.exists():
         return None

@@ -114,3 +114,19 @@ def test_init_does_not_follow_a_link_at_the_new_name(tmp_path, capsys, monkeypat
     code, _, err = run_cli(capsys, ["init"])
     assert code == 2 and "error[E090]" in err and "already exists" in err
     assert not outside.exists()
+
+
+def test_a_link_to_a_sibling_folder_sharing_the_name_prefix_is_refused(tmp_path):
+    # the tree is compared by path components: `specs-old/` is not inside `specs/`
+    from cmpc.safefs import Refused, confined, read_regular
+
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs-old").mkdir()
+    (tmp_path / "specs-old" / "a.cmp").write_text(SECRET)
+    (tmp_path / "specs" / "b.cmp").write_text("inside")
+    os.symlink(tmp_path / "specs-old" / "a.cmp", tmp_path / "specs" / "a.cmp")
+    for root in (tmp_path / "specs", str(tmp_path / "specs")):
+        with pytest.raises(Refused, match="outside its folder"):
+            read_regular(str(tmp_path / "specs" / "a.cmp"), root, 100)
+        assert read_regular(tmp_path / "specs" / "b.cmp", root, 100) == b"inside"
+        assert confined(tmp_path / "specs" / "b.cmp", root) == (tmp_path / "specs" / "b.cmp")

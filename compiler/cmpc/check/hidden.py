@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 from cmpc.diagnostics import Diagnostic, warning
-from cmpc.safe_text import HIDDEN, visible
+from cmpc.safe_text import hidden_pattern, plain_ascii, visible
 from cmpc.source import SourceFile
 
 _LAYOUT = "\t\n\r"  # tabs and line breaks (CRLF included) are how text is laid out
@@ -14,7 +14,9 @@ _LAYOUT = "\t\n\r"  # tabs and line breaks (CRLF included) are how text is laid 
 def hidden_characters(source: SourceFile) -> list[Diagnostic]:
     """W008 at each line holding a bidi control, zero-width or control character."""
     found: dict[int, list[int]] = {}
-    for match in HIDDEN.finditer(source.text):
+    if plain_ascii(source.text, _LAYOUT):
+        return []
+    for match in hidden_pattern().finditer(source.text):
         if match.group() not in _LAYOUT:
             found.setdefault(source.line_col(match.start())[0], []).append(match.start())
     return [_warn(source, offsets) for offsets in found.values()]

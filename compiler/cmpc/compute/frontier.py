@@ -14,7 +14,7 @@ import numpy as np
 
 from cmpc.compute.calculator import calculator_value
 
-if TYPE_CHECKING:  # numpy.typing would load numpy at import (cmpc/_defer.py defers it)
+if TYPE_CHECKING:  # numpy.typing would load numpy at import (cmpc/lazy.py defers it)
     from numpy.typing import ArrayLike, NDArray
 
     Floats = NDArray[np.float64]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cmpc import _defer, lazy
+from cmpc import lazy
 from cmpc.diagnostics import Diagnostic, error, warning
 from cmpc.ingest import pooling, remote, resample, sketch
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
@@ -322,7 +322,7 @@ def reduce_all(
         methods = multiprocessing.get_all_start_methods()
         # fork shares the already imported readers; elsewhere the platform's default
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        _defer.load("numpy")  # before the fork, as the readers are: not once in every worker
+        lazy.load("numpy")  # before the fork, as the readers are: not once in every worker
         pool = futures.ProcessPoolExecutor(max_workers=workers, mp_context=context)
         try:
             _collect(pool, todo, cache, done, progress, total, slots=workers)

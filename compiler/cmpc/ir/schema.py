@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cmpc.diagnostics import Diagnostic, error
@@ -18,15 +16,29 @@ from cmpc.source import Span
 if TYPE_CHECKING:  # jsonschema is imported only when an IR is validated (see validate_ir)
     from jsonschema import Draft202012Validator, ValidationError
 
+# The interpreter's own SHA-256 for the memo's few kilobytes: hashlib loads OpenSSL, a
+# thirtieth of `cmpc check`'s start-up. Same digest; hashlib where the module is not built in.
+try:
+    from _sha256 import sha256  # type: ignore[import-not-found]  # Python 3.11
+except ImportError:  # pragma: no cover - the name since 3.12, or a build without it
+    try:
+        from _sha2 import sha256  # type: ignore[import-not-found]
+    except ImportError:
+        from hashlib import sha256
+
 
 # Beside the modules, as cmpc's other package data: read as a file, not through
-# importlib.resources (its import is a tenth of `cmpc check`'s start-up).
-_SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "ir.schema.json"
+# importlib.resources (its import is a tenth of `cmpc check`'s start-up). Paths here are
+# strings: pathlib (with urllib.parse and ipaddress) is a twentieth of it.
+_SCHEMA = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "schemas", "ir.schema.json"
+)
 
 
 @cache
 def _schema_bytes() -> bytes:
-    return _SCHEMA.read_bytes()
+    with open(_SCHEMA, "rb") as handle:
+        return handle.read()
 
 
 @cache
@@ -43,21 +55,22 @@ def _validator() -> Draft202012Validator:
     return Draft202012Validator(ir_schema())
 
 
-def _memo_path(document: JsonObject) -> Path:
+def _memo_path(document: JsonObject) -> str:
     """Where a previous run noted that exactly this IR, under exactly this schema, was valid."""
-    digest = hashlib.sha256()
+    digest = sha256()
     digest.update(_schema_bytes())  # its text: a memo hit parses no schema
     digest.update(json.dumps(document, sort_keys=True).encode())
-    return _memo_dir() / digest.hexdigest()
+    name: str = digest.hexdigest()
+    return os.path.join(_memo_dir(), name)
 
 
-def _memo_dir() -> Path:
+def _memo_dir() -> str:
     # Per user and private: on a shared machine nobody else can mark an IR valid for us.
     uid = os.getuid() if hasattr(os, "getuid") else 0
-    return _temporary_root() / f"cmpc-valid-ir-{uid}"
+    return os.path.join(_temporary_root(), f"cmpc-valid-ir-{uid}")
 
 
-def _temporary_root() -> Path:
+def _temporary_root() -> str:
     """The first of $TMPDIR, $TEMP, $TMP that is a folder, else /tmp: tempfile's candidates.
 
     Not `tempfile.gettempdir()`: it imports shutil, random and the compressors, and writes a
@@ -67,19 +80,27 @@ def _temporary_root() -> Path:
     for variable in ("TMPDIR", "TEMP", "TMP"):
         folder = os.environ.get(variable)
         if folder and os.path.isdir(folder):
-            return Path(folder)
-    return Path("/tmp")
+            return folder
+    return "/tmp"
 
 
-def _memo_trusted(folder: Path) -> bool:
+def _memo_trusted(folder: str) -> bool:
     """The memo folder exists, is a real folder, ours, and writable by nobody else."""
     try:
-        st = folder.lstat()
+        st = os.lstat(folder)
     except OSError:
         return False
     if not stat.S_ISDIR(st.st_mode) or st.st_mode & 0o022:
         return False
     return not hasattr(os, "getuid") or st.st_uid == os.getuid()
+
+
+def _touch(path: str) -> None:
+    """Path.touch: the time of a file set to now, the file made if missing."""
+    try:
+        os.utime(path, None)
+    except OSError:
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o666))
 
 
 def validate_ir(comparison: Comparison, origins: dict[str, Span]) -> list[Diagnostic]:
@@ -90,14 +111,16 @@ def validate_ir(comparison: Comparison, origins: dict[str, Span]) -> list[Diagno
     """
     document = comparison.to_json()
     memo = _memo_path(document)
-    if _memo_trusted(memo.parent) and memo.exists():
+    folder = os.path.dirname(memo)
+    if _memo_trusted(folder) and os.path.exists(memo):
         return []
     problems = sorted(_validator().iter_errors(document), key=lambda e: list(map(str, e.path)))
     if not problems:
         try:
-            memo.parent.mkdir(mode=0o700, exist_ok=True)
-            if _memo_trusted(memo.parent):
-                memo.touch()
+            if not os.path.isdir(folder):
+                os.mkdir(folder, 0o700)
+            if _memo_trusted(folder):
+                _touch(memo)
         except OSError:
             pass  # a read-only temp dir only costs speed
     return [_diagnostic(e, origins, comparison.file) for e in problems]
