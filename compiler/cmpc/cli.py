@@ -338,12 +338,23 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     clear = cache_verbs.add_parser("clear", help="delete .cmpc-cache/ there (or $CMPC_CACHE_DIR)")
     clear.add_argument("spec_dir", nargs="?", default=".", metavar="SPEC_DIR")
 
-    sweep = verbs.add_parser("sweep", help="frontier and reads at target interactivities")
+    sweep = verbs.add_parser("sweep", help="frontier and reads at targets on a latency axis")
     sweep.add_argument("files", nargs="+", metavar="FILE")
     sweep.add_argument("--format", dest="trace_format", default=None, metavar="F")
     sweep.add_argument("--where", action="append", default=[], metavar="KEY=VALUE")
     sweep.add_argument("--statistic", default="median", help="median | mean | pNN")
-    sweep.add_argument("--at", action="append", type=float, default=[], metavar="X")
+    sweep.add_argument(
+        "--metric",
+        default="tpot",
+        help="the latency axis: tpot (default) | ttft | e2el | chunk_gap | e2e_per_token",
+    )
+    sweep.add_argument(
+        "--at",
+        action="append",
+        default=[],
+        metavar="X",
+        help="targets on the axis: 50 or 20tok/s/user (per-token metrics); 500ms,1s (any)",
+    )
     sweep.add_argument(
         "--method", choices=("steffen", "linear", "nearest", "calculator"), default="steffen"
     )
@@ -463,6 +474,7 @@ def _run(args: argparse.Namespace) -> Outcome:
             method=args.method,
             as_json=args.json,
             gpus=args.gpus,
+            metric=args.metric,
         )
     raise AssertionError(f"unhandled verb {args.verb}")
 

@@ -37,7 +37,9 @@ def test_a_target_of_200_is_unreachable_and_warned():
     outcome = run_sweep([TPU], where=["tp=8"], at=[200], as_json=True)
     (read,) = _json(outcome)["reads"]
     assert read == {
+        "target": "200",
         "target_tok_s_user": 200,
+        "target_latency_ms": None,
         "throughput_per_gpu": None,
         "reachable": False,
         "bound": None,
@@ -61,10 +63,12 @@ def test_a_target_below_the_sweep_is_met_as_a_lower_bound():
 def test_json_keys_are_fixed():
     doc = _json(run_sweep([TPU], where=["tp=8"], at=[50], as_json=True))
     assert set(doc) == {"points", "frontier", "reads"}
-    point_keys = {"interactivity_tok_s_user", "throughput_per_gpu", "concurrency"}
+    point_keys = {"interactivity_tok_s_user", "latency_ms", "throughput_per_gpu", "concurrency"}
     assert all(point_keys <= set(p) for p in doc["points"] + doc["frontier"])
     assert set(doc["reads"][0]) == {
+        "target",
         "target_tok_s_user",
+        "target_latency_ms",
         "throughput_per_gpu",
         "reachable",
         "bound",

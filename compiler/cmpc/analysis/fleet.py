@@ -74,6 +74,7 @@ def _frontier(result: T.SystemResult) -> tuple[Point, ...]:
             p["concurrency"],
             p["label"],
             p["request_rate"],
+            p["load"] or "",
         )
         for p in result["frontier"]
     )

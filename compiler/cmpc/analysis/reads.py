@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from cmpc.analysis import types as T
 from cmpc.analysis.hardware import gpu_count, gpus_per_node
+from cmpc.analysis.load_labels import load_label
 from cmpc.analysis.tokens import accounting
 from cmpc.compute.accounting import TokenAccounting, TokenRates, counted_tokens, split_input
 from cmpc.compute.frontier import Point, Read, pareto_frontier, read_latency, read_target
@@ -16,6 +17,7 @@ from cmpc.diagnostics import Diagnostic, warning
 from cmpc.ingest.points import RunPoint, SystemData
 from cmpc.ir import model as ir
 from cmpc.language import vocabulary as V
+from cmpc.language.units import shown_in_seconds
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ def target_text(latency: ir.Latency) -> str:
     target = latency.target
     assert target is not None
     if by_latency(latency):
-        return f"a {latency.statistic} {latency.metric} of {target.latency_ms:g} ms or less"
+        return f"a {latency.statistic} {latency.metric} of {target.value:g} {target.unit} or less"
     return f"{target.interactivity_tok_s_user:g} tok/s/user"
 
 
@@ -86,6 +88,8 @@ def _best_measured(latency: ir.Latency, frontier: Sequence[Point]) -> str:
         return "no run has a finite latency"
     if by_latency(latency):
         fastest = 1000.0 / frontier[-1].interactivity
+        if latency.target is not None and shown_in_seconds(latency.target.unit):
+            return f"its lowest measured {latency.metric} is {fastest / 1000:.4g} s"
         return f"its lowest measured {latency.metric} is {fastest:.4g} ms"
     return f"its fastest run reaches {frontier[-1].interactivity:.4g} tok/s/user"
 
@@ -255,7 +259,8 @@ def _run_points(
             continue  # a zero latency (every token in one chunk) has no finite interactivity
         per_gpu = counted / denominator
         rate = _request_rate(rp.fields.get("request_rate"))
-        points.append(Point(1.0 / rp.latency_s, per_gpu, rp.concurrency, rp.label, rate))
+        load = load_label(rp.fields)
+        points.append(Point(1.0 / rp.latency_s, per_gpu, rp.concurrency, rp.label, rate, load))
     hit = None
     if hit_values:
         hit = sum(c for c, _ in hit_values) / sum(i for _, i in hit_values)
@@ -308,4 +313,5 @@ def point_json(p: Point) -> T.PointResult:
         "concurrency": p.concurrency,
         "label": p.label,
         "request_rate": p.request_rate,
+        "load": p.load or None,
     }

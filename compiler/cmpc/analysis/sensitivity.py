@@ -134,8 +134,8 @@ def _alternative(c: ir.Comparison, parameter: V.SensitivityParameter, value: Any
     if parameter == "normalize":
         return R(c, normalize=R(c.normalize, per=value))
     if parameter == "target" and c.latency.target is not None:
-        t = ir.Target("interactivity", value, "tok/s/user", value, 1000.0 / value)
-        return R(c, latency=R(c.latency, target=t))
+        # read along the spec's own axis: `20 ms` on a tok/s/user spec reads at 50 tok/s/user
+        return R(c, latency=R(c.latency, target=R(value, given_as=c.latency.target.given_as)))
     return c
 
 

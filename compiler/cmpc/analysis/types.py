@@ -100,6 +100,7 @@ class PointResult(TypedDict):
     concurrency: float | None
     label: str
     request_rate: float | str | None  # requests/s the client was set to; "inf": all at once
+    load: str | None  # the load as a label: `c64`, `4 req/s`, `sync`; None when unstated
 
 
 class Relative(TypedDict):

@@ -110,7 +110,7 @@ def read_comparison(ctx: Context, root: st.Entry) -> ir.Comparison | None:
     )
     unique(ctx, "claim", block.all("claim"))
     sensitivity, tie_band = (
-        read_sensitivity(ctx, one["sensitivity"], systems)
+        read_sensitivity(ctx, one["sensitivity"], systems, latency)
         if "sensitivity" in one
         else ((), ir.DEFAULT_TIE_BAND)
     )

@@ -99,12 +99,19 @@ def read_percentile_slo(ctx: Context, field: Field) -> tuple[tuple[str, str, flo
 
 def read_target(ctx: Context, field: Field, metric: str) -> ir.Target | None:
     ctx.origin("/latency/target", field.span)
+    return target_value(ctx, field, metric)
+
+
+def target_value(
+    ctx: Context, field: Field, metric: str, what: str = "the latency target"
+) -> ir.Target | None:
+    """A target on `metric`'s axis (`latency { target }`, `sensitivity { target }`)."""
     got = ctx.read.quantity(field, units.INTERACTIVITY, units.TIME)
     if got is None:
         return None
     value, dimension, atom = got
     if value <= 0:
-        ctx.fail("E107", "the latency target must be positive", atom.span)
+        ctx.fail("E107", f"{what} must be positive", atom.span)
         return None
     per_token = metric in V.PER_TOKEN_METRICS
     if dimension == units.INTERACTIVITY and not per_token:

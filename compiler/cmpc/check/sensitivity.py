@@ -10,17 +10,17 @@ from cmpc.check.context import (
     text_of,
 )
 from cmpc.check.decode import decode
+from cmpc.check.latency import target_value
 from cmpc.check.statistics import statistic
 from cmpc.check.tokens import token_sum
 from cmpc.check.values import Field, listing, suggest
 from cmpc.ir import model as ir
-from cmpc.language import units
 from cmpc.language import vocabulary as V
 from cmpc.syntax import tree as st
 
 
 def read_sensitivity(
-    ctx: Context, field: Field, systems: Sequence[ir.System]
+    ctx: Context, field: Field, systems: Sequence[ir.System], latency: ir.Latency
 ) -> tuple[tuple[ir.SensitivityAxis, ...], float]:
     """The varied parameters' alternatives, and the tie band (`tie`, E111 outside [0, 100%])."""
     ctx.origin("/sensitivity", field.span)
@@ -36,7 +36,7 @@ def read_sensitivity(
         f = fields[0]
         alts = []
         for alt in f.alternatives:
-            value = sensitivity_value(ctx, key, alt, systems)
+            value = sensitivity_value(ctx, key, alt, systems, latency.metric)
             if value is not None:
                 alts.append(ir.Alternative(" ".join(text_of(a) for a in alt.atoms), value))
         axes.append(ir.SensitivityAxis(key, tuple(alts)))
@@ -44,7 +44,7 @@ def read_sensitivity(
 
 
 def sensitivity_value(
-    ctx: Context, key: str, alt: st.Alternative, systems: Sequence[ir.System]
+    ctx: Context, key: str, alt: st.Alternative, systems: Sequence[ir.System], metric: str
 ) -> Any:
     sub = Field(key, alt.atoms, alt.span, alt.span)
     if key == "tokens":
@@ -73,12 +73,8 @@ def sensitivity_value(
         return ctx.read.word(sub, V.READ_METHODS, V.READ_ALIASES)
     if key == "normalize":
         return ctx.read.word(sub, V.NORMALIZATIONS)
-    if key == "target":
-        got = ctx.read.quantity(sub, units.INTERACTIVITY, units.TIME)
-        if got is None:
-            return None
-        value, dim, _ = got
-        return value if dim == units.INTERACTIVITY else 1.0 / value
+    if key == "target":  # as the spec's own target: both forms, read along the spec's axis
+        return target_value(ctx, sub, metric, "a sensitivity target")
     if key == "price":
         if len(alt.atoms) != 1 or not isinstance(alt.atoms[0], st.Name):
             ctx.read.expect(sub, "a price scenario", "owning | rental")

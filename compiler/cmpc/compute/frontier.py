@@ -44,6 +44,7 @@ class Point:
     concurrency: float | None = None
     label: str = ""
     request_rate: float | str | None = None  # requests/s the client sent; "inf": all at once
+    load: str = ""  # the load as a label: `c64`, `4 req/s`, `sync` (analysis/load_labels.py)
 
 
 @dataclass(frozen=True, slots=True)

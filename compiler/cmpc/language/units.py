@@ -122,6 +122,12 @@ def convert(text: str, factor: Fraction = Fraction(1)) -> float:
         return math.inf if exact > 0 else -math.inf
 
 
+def shown_in_seconds(unit: str) -> bool:
+    """A duration given in s, min or h is shown in s; ms, us and ns (and no unit) in ms."""
+    found = UNITS.get(unit)
+    return found is not None and found[0] == TIME and found[1] >= 1
+
+
 def units_of(dimension: Dimension) -> list[str]:
     """Every unit of a dimension, for help texts and the language reference."""
     return [u for u, (d, _) in UNITS.items() if d == dimension]

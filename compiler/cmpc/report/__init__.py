@@ -75,9 +75,8 @@ def render_outputs(
                     "axis": axis,
                     "caption": caption,
                     "alt": Md(
-                        "Throughput against interactivity: measured points, "
-                        "frontier as read, target and reads"
-                    ),
+                        "Throughput against {}: measured points, frontier as read, target and reads"
+                    ).format(F.read_axis_word(results)),
                 }
             )
         elif order:
@@ -131,13 +130,13 @@ def figure_rows(results: JsonObject) -> list[JsonObject]:
 
 def _register_latency_cdf(view_model: View, results: JsonObject) -> None:
     """Every plotted point of the latency CDFs, for figures.csv (drawn after the report's)."""
-    for name, metric, q, ms in F.latency_cdf_points(results, view_model.order):
+    for name, metric, q, value, unit in F.latency_cdf_points(results, view_model.order):
         view_model.fig.add(
             f"{name}.{metric}.cdf.p{q:g}",
             f"{metric.upper()} percentile {q:g} of the run nearest the target",
-            ms,
-            "ms",
-            number(ms),
+            value,
+            unit,
+            number(value),
             system=name,
             source=str(results["systems"][name]["latency_cdf"]["label"]),
         )

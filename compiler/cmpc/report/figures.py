@@ -15,6 +15,7 @@ from cmpc.analysis.stage import recall_exact
 from cmpc.compute.frontier import Method, Point, by_latency, read_at, steffen_curve
 from cmpc.jsontypes import JsonObject
 from cmpc.report import svg
+from cmpc.report.latency_unit import MS, LatencyUnit, latency_unit
 from cmpc.report.text import Md, csv_value, number, ratio, usd
 from cmpc.report.words import METRIC_NAMES, PER, statistic_name, token_phrase
 from cmpc.safe_text import csv_cell
@@ -110,7 +111,9 @@ def _source_phrases(results: JsonObject) -> list[str]:
 
 
 def _load_text(point: JsonObject) -> str:
-    """A point's load as its label: `c64`, `4 req/s`, or empty."""
+    """A point's load as its label: `c64`, `4 req/s`, `sync`, `all at once`, or empty."""
+    if point.get("load"):
+        return _text(point["load"])
     rate = point.get("request_rate")
     if _finite(rate):
         return f"{rate:g} req/s"
@@ -143,18 +146,29 @@ def _tip(
     k: float,
     load: str = "",
 ) -> str:
-    """A point's hover text: system, load, interactivity, throughput, cost and run file."""
+    """A point's hover text: system, load, interactivity (or the latency, for a duration
+    target, in its unit), throughput, cost and run file."""
     per_gpu = point.get("throughput_per_gpu")
     load = _load_text(point) or load or "n/a"
     lines = [
         f"system: {label}",
         f"load: {load}",
-        f"interactivity: {number(point.get('interactivity_tok_s_user'))} tok/s/user",
+        _axis_text(results, point),
         f"throughput: {number(_times(per_gpu, k))} {_text(unit)}",
         f"cost: {_cost_at(results, name, per_gpu)}",
         f"run: {_text(point.get('label') or 'n/a')}",
     ]
     return "\n".join(lines)
+
+
+def _axis_text(results: JsonObject, point: JsonObject) -> str:
+    """`interactivity: 36.19 tok/s/user`, or `P90 TTFT: 0.339 s` when read along latency."""
+    x = point.get("interactivity_tok_s_user")
+    latency = (results.get("conditions") or {}).get("latency") or {}
+    if read_axis_word(results) == "latency":
+        unit = latency_unit(latency)
+        return f"{_latency_name(latency)}: {number(unit.of_interactivity(x))} {unit.symbol}"
+    return f"interactivity: {number(x)} tok/s/user"
 
 
 def _scale(results: JsonObject) -> tuple[dict, str]:
@@ -175,18 +189,26 @@ def _scale(results: JsonObject) -> tuple[dict, str]:
     return scales, unit
 
 
+def read_axis_word(results: JsonObject) -> str:
+    """`latency` when a duration target is read along latency, else `interactivity`."""
+    target = ((results.get("conditions") or {}).get("latency") or {}).get("target") or {}
+    return "latency" if target.get("given_as") == "latency" else "interactivity"
+
+
 def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) -> str:
     """Throughput per unit against interactivity: points, frontier as read, target, reads."""
     systems = results.get("systems") or {}
     latency = (results.get("conditions") or {}).get("latency") or {}
     method = latency.get("read") or "steffen"
     target = (latency.get("target") or {}).get("interactivity_tok_s_user")
-    # a duration target is read along latency (lower is better): x is the latency in ms
+    # a duration target is read along latency (lower is better): x is the latency, in the
+    # target's unit (ms or s)
     along_latency = (latency.get("target") or {}).get("given_as") == "latency"
+    unit = latency_unit(latency)
     if along_latency:
-        target = (latency.get("target") or {}).get("latency_ms")
-    x_of = _latency_ms if along_latency else _same
-    scales, unit = _scale(results)
+        target = unit.of_ms((latency.get("target") or {}).get("latency_ms"))
+    x_of = unit.of_interactivity if along_latency else _same
+    scales, per_unit = _scale(results)
 
     marks: list[svg.Points | svg.Line | svg.VLine | svg.Flag] = []
     unreachable: list[tuple[str, str]] = []
@@ -212,7 +234,7 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
             else ""
             for p in points
         )
-        tips = tuple(_tip(results, name, label, p, unit, k) for p in points)
+        tips = tuple(_tip(results, name, label, p, per_unit, k) for p in points)
         marks.append(
             svg.Points(
                 xs,
@@ -235,12 +257,16 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
         if len(front) >= 2:
             grid, curve = _frontier_curve(front, method)
             ys = tuple(_times(c, k) for c in curve)
-            gx = tuple(-float(x) if along_latency else float(x) for x in grid)
+            gx = tuple(-float(x) / unit.ms_per_unit if along_latency else float(x) for x in grid)
             marks.append(svg.Line(gx, ys, color, f"{label}: frontier ({method})", series=i))
         elif front:
             marks.append(
                 svg.Points(
-                    (-front[0].interactivity if along_latency else front[0].interactivity,),
+                    (
+                        -front[0].interactivity / unit.ms_per_unit
+                        if along_latency
+                        else front[0].interactivity,
+                    ),
                     (_times(front[0].throughput, k),),
                     color,
                     f"{label}: frontier (one point)",
@@ -254,6 +280,8 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
         bound_at = at.get(
             "measured_at_latency_ms" if along_latency else "measured_at_interactivity_tok_s_user"
         )
+        if along_latency:
+            bound_at = unit.of_ms(bound_at)
         lower = _finite(bound_at)  # a lower bound sits where it was measured, not at the target
         if _finite(value) and (lower or _finite(target)):
             marks.append(
@@ -271,19 +299,21 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
         elif at.get("reachable") is False:
             unreachable.append((name, color))
     if _finite(target):
-        target_label = f"target {target:g} ms" if along_latency else f"target {target:g} tok/s/user"
+        target_label = (
+            f"target {target:g} {unit.symbol}" if along_latency else f"target {target:g} tok/s/user"
+        )
         marks.append(svg.VLine(target, "black", target_label))
         for j, (name, color) in enumerate(unreachable):
             marks.append(svg.Flag(target, f"{_text(labels[name])}: unreachable", color, j))
     axes = svg.Axes(
         tuple(marks),
         xlabel=_latency_label(latency) if along_latency else "interactivity (tok/s/user)",
-        ylabel=f"throughput ({_text(unit)})",
+        ylabel=f"throughput ({_text(per_unit)})",
     )
     return svg.render(
         svg.Chart(
             (axes,),
-            f"Throughput {_per(results)} against interactivity",
+            f"Throughput {_per(results)} against {'latency' if along_latency else 'interactivity'}",
             columns=3,
             conditions=figure_conditions(results),
             synthetic=bool(results.get("synthetic")),
@@ -314,7 +344,7 @@ def runs_svg(results: JsonObject, order: list[str], labels: dict[str, str]) -> s
             _text(t) for t in ((results.get("load") or {}).get("systems") or {}).get(name) or []
         )
         x = point.get("interactivity_tok_s_user")
-        under = f"{number(x)} tok/s/user" if _finite(x) else ""
+        under = _axis_text(results, point).split(": ", 1)[1] if _finite(x) else ""
         categories.append("\n".join(t for t in (label, load, under) if t))
         tip = _tip(results, name, label, point, unit, k, load=load)
         bars.append(
@@ -374,9 +404,10 @@ def frontier_caption(results: JsonObject) -> tuple[Md, Md]:
         )
     if target and any(a.get("reachable") is False for a in ats):
         parts.append(Md("crosses: systems that do not reach it"))
+    latency = (results.get("conditions") or {}).get("latency") or {}
     axis = (
-        Md("latency ({} ms, lower is better)").format(
-            _latency_label(results.get("conditions", {}).get("latency") or {})[: -len(" (ms)")]
+        Md("latency ({} in {}, lower is better)").format(
+            _latency_name(latency), latency_unit(latency).symbol
         )
         if along_latency
         else Md("interactivity")
@@ -388,16 +419,16 @@ def _same(x: object) -> object:
     return x
 
 
-def _latency_ms(interactivity: object) -> float | None:
-    """A point's latency in ms from its interactivity (1 / latency in s)."""
-    return 1000.0 / interactivity if _finite(interactivity) and interactivity > 0 else None
-
-
-def _latency_label(latency: JsonObject) -> str:
+def _latency_name(latency: JsonObject) -> str:
     stat = str(latency.get("statistic") or "")
     stat = "P" + stat[1:] if stat.startswith("p") else stat
     metric = str(latency.get("metric") or "latency")
-    return f"{stat} {metric.upper() if metric in ('ttft', 'tpot') else metric} (ms)"
+    return f"{stat} {metric.upper() if metric in ('ttft', 'tpot') else metric}"
+
+
+def _latency_label(latency: JsonObject) -> str:
+    """The latency axis's label, in the target's unit: `P90 TTFT (s)`."""
+    return f"{_latency_name(latency)} ({latency_unit(latency).symbol})"
 
 
 def summary_svg(
@@ -494,17 +525,29 @@ def has_latency_cdf(results: JsonObject) -> bool:
 
 def latency_cdf_points(
     results: JsonObject, order: list[str]
-) -> list[tuple[str, str, float, float]]:
-    """(system, metric, percentile, milliseconds) of every plotted CDF point, for figures.csv."""
+) -> list[tuple[str, str, float, float, str]]:
+    """(system, metric, percentile, value, unit) of every plotted CDF point, for figures.csv."""
     rows = []
+    latency = (results.get("conditions") or {}).get("latency") or {}
     for name in order:
         cdf = ((results.get("systems") or {}).get(name) or {}).get("latency_cdf")
         if not cdf:
             continue
         for metric in ("ttft", "tpot"):
+            unit = _panel_unit(latency, metric)
             for q, v in zip(cdf["percentiles"], cdf[f"{metric}_s"], strict=True):
-                rows.append((name, metric, float(q), float(v) * 1000))
+                rows.append((name, metric, float(q), _of_s(v, unit), unit.symbol))
     return rows
+
+
+def _panel_unit(latency: JsonObject, metric: str) -> LatencyUnit:
+    """A CDF panel's unit: the latency axis's for the constrained metric, else ms."""
+    return latency_unit(latency) if metric == (latency.get("metric") or "tpot") else MS
+
+
+def _of_s(seconds: float, unit: LatencyUnit) -> float:
+    """Seconds in `unit`: s as they are, ms times 1000 (as figures.csv gave them before)."""
+    return float(seconds) if unit.symbol == "s" else float(seconds) * 1000
 
 
 def latency_svg(results: JsonObject, order: list[str], labels: dict[str, str]) -> str:
@@ -515,6 +558,7 @@ def latency_svg(results: JsonObject, order: list[str], labels: dict[str, str]) -
     stat = latency.get("statistic") or "p90"
     panels = []
     for metric, title in (("ttft", "TTFT"), ("tpot", "TPOT")):
+        unit = _panel_unit(latency, metric)
         marks: list[Any] = []
         for i, name in enumerate(order):
             cdf = (systems.get(name) or {}).get("latency_cdf")
@@ -524,7 +568,7 @@ def latency_svg(results: JsonObject, order: list[str], labels: dict[str, str]) -
             label = _text(labels[name])
             run = _text(cdf["label"]).rsplit("/", 1)[-1]
             load = f", c{cdf['concurrency']:g}" if _finite(cdf.get("concurrency")) else ""
-            xs = tuple(v * 1000 for v in cdf[f"{metric}_s"])
+            xs = tuple(_of_s(v, unit) for v in cdf[f"{metric}_s"])
             ys = tuple(q / 100 for q in cdf["percentiles"])
             marks.append(svg.Line(xs, ys, color, f"{label}: {run}{load}", series=i))
             picks = [j for j, q in enumerate(cdf["percentiles"]) if q in (50.0, 90.0)]
@@ -536,26 +580,29 @@ def latency_svg(results: JsonObject, order: list[str], labels: dict[str, str]) -
                     size=3.0,
                     tips=tuple(
                         f"system: {label}\nrun: {_text(cdf['label'])}{load}\n"
-                        f"{title} P{cdf['percentiles'][j]:g}: {number(xs[j])} ms"
+                        f"{title} P{cdf['percentiles'][j]:g}: {number(xs[j])} {unit.symbol}"
                         for j in picks
                     ),
                     series=i,
                 )
             )
-        target = (latency.get("target") or {}).get("latency_ms")
+        target = unit.of_ms((latency.get("target") or {}).get("latency_ms"))
         if metric == (latency.get("metric") or "tpot") and _finite(target):
             marks.append(
-                svg.VLine(target, "black", f"target {statistic_name(stat)} {title} {target:.3g} ms")
+                svg.VLine(
+                    target,
+                    "black",
+                    f"target {statistic_name(stat)} {title} {target:.3g} {unit.symbol}",
+                )
             )
         for slo_metric, seconds in latency.get("slo") or []:
             if slo_metric == metric and _finite(seconds):
-                marks.append(
-                    svg.VLine(seconds * 1000, "#7f7f7f", f"SLO {title} {seconds * 1000:g} ms")
-                )
+                at = _of_s(seconds, unit)
+                marks.append(svg.VLine(at, "#7f7f7f", f"SLO {title} {at:g} {unit.symbol}"))
         panels.append(
             svg.Axes(
                 tuple(marks),
-                xlabel=f"{title} (ms)",
+                xlabel=f"{title} ({unit.symbol})",
                 ylabel="share of requests at or below" if metric == "ttft" else "",
                 title=f"{title} per request",
                 ytop=1.0,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, get_in, is_number
+from cmpc.report.latency_unit import LatencyUnit, latency_unit
 from cmpc.report.text import Md, number
 from cmpc.report.words import METRIC_NAMES, statistic_name
 
@@ -11,6 +12,11 @@ from cmpc.report.words import METRIC_NAMES, statistic_name
 def by_latency(ctx: Context) -> bool:
     """True when the target is a duration: reads go along latency, lower is better."""
     return ctx.target().get("given_as") == "latency"
+
+
+def axis_unit(ctx: Context) -> LatencyUnit:
+    """The unit the latency axis is shown in (the spec target's: ms or s)."""
+    return latency_unit(ctx.conditions.get("latency") or {})
 
 
 def latency_name(ctx: Context) -> str:
@@ -21,12 +27,13 @@ def latency_name(ctx: Context) -> str:
 
 
 def point_position(ctx: Context, point: JsonObject) -> Md:
-    """Where a measured point lies on the read's axis: `36.19 tok/s/user` or `850.2 ms`."""
+    """Where a measured point lies on the read's axis: `36.19 tok/s/user`, `850.2 ms`, `12.4 s`."""
     x = point.get("interactivity_tok_s_user")
     if not is_number(x) or x <= 0:
         return Md("n/a")
     if by_latency(ctx):
-        return Md("{} ms").format(number(1000.0 / x))
+        unit = axis_unit(ctx)
+        return Md("{} {}").format(number(unit.of_interactivity(x)), unit.symbol)
     return Md("{} tok/s/user").format(number(x))
 
 

@@ -1,4 +1,4 @@
-"""The `sweep` verb: runs -> points -> frontier table and reads at target interactivities."""
+"""The `sweep` verb: runs -> points -> frontier table and reads at targets on its latency axis."""
 
 from __future__ import annotations
 
@@ -10,9 +10,18 @@ from dataclasses import dataclass
 from typing import TypeGuard
 
 from cmpc.compute.cost import gpus_from_parallelism
-from cmpc.compute.frontier import Method, Point, Read, pareto_frontier, read_target
+from cmpc.compute.frontier import (
+    Method,
+    Point,
+    Read,
+    pareto_frontier,
+    read_latency,
+    read_target,
+)
 from cmpc.diagnostics import Diagnostic, error, has_errors, warning
 from cmpc.jsontypes import JsonObject
+from cmpc.language import units
+from cmpc.language import vocabulary as V
 from cmpc.metrics import RunMetrics, summarize
 from cmpc.outcome import Outcome
 from cmpc.safe_text import json_text, terminal_text
@@ -20,6 +29,8 @@ from cmpc.traces import load_runs
 from cmpc.traces.where import Filter
 
 STATISTIC = re.compile(r"^(mean|median|p\d+(\.\d+)?)$")
+# `--at` values: a decimal number and a unit, with or without a space (`500ms`, `1 s`, `20`)
+AT_VALUE = re.compile(r"^([+-]?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(\S*)$")
 RECIPE_FIELDS = ("tp", "pp", "pcp", "ep", "dcp")
 # Fields that name one system and workload; recipes (parallelism, concurrency) may differ.
 IDENTITY_FIELDS = (
@@ -73,12 +84,85 @@ class SweepRun:
 
 
 @dataclass(frozen=True, slots=True)
+class Target:
+    """One `--at` value as given, and where it is read: an interactivity (tok/s/user, along
+    interactivity) or a latency (ms, along the latency, lower is better)."""
+
+    text: str
+    interactivity: float | None = None
+    latency_ms: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SweepResult:
     """Points, their frontier and the reads at each target."""
 
     points: tuple[Point, ...]
     frontier: tuple[Point, ...]
     reads: tuple[Read, ...]
+    targets: tuple[Target, ...] = ()
+    metric: str = "tpot"
+
+
+def parse_targets(
+    values: Iterable[float | str], metric: str = "tpot"
+) -> tuple[list[Target], list[Diagnostic]]:
+    """`--at` values on `metric`'s axis: `50` or `20tok/s/user` (a per-token metric only),
+    durations `500ms`, `1 s` (every metric); a value may list several, `500ms,1s`."""
+    targets, problems = [], []
+    per_token = metric in V.PER_TOKEN_METRICS
+    for value in values:
+        parts = [value] if isinstance(value, int | float) else str(value).split(",")
+        for part in parts:
+            target, problem = _target(part, metric, per_token)
+            if problem is not None:
+                problems.append(problem)
+            elif target is not None:
+                targets.append(target)
+    return targets, problems
+
+
+def _target(
+    value: float | str, metric: str, per_token: bool
+) -> tuple[Target | None, Diagnostic | None]:
+    example = "`--at 50` or `--at 20tok/s/user`" if per_token else "`--at 500ms` or `--at 1s`"
+    if isinstance(value, int | float):  # the Python API's numbers: tok/s/user, as before
+        literal, unit, text = repr(float(value)), "tok/s/user", f"{value:g}"
+        if not math.isfinite(value):
+            return None, _bad_at(text, "is not a positive target", example)
+    else:
+        text = value.strip()
+        m = AT_VALUE.match(text)
+        if m is None:
+            return None, _bad_at(text, "is not a number with a unit", example)
+        literal, unit = m.group(1), m.group(2) or ("tok/s/user" if per_token else "")
+        if not unit:
+            return None, _bad_at(
+                text, f"has no unit: a {metric} axis takes a duration (ms, s)", example
+            )
+    number = units.convert(literal)
+    if not (math.isfinite(number) and number > 0):
+        return None, _bad_at(text, "is not a positive target", example)
+    found = units.lookup(unit)
+    if found is None:
+        return None, _bad_at(text, f"has an unknown unit `{unit}`", example)
+    dimension, factor = found
+    if dimension == units.INTERACTIVITY:
+        if not per_token:
+            return None, _bad_at(
+                text,
+                f"is an interactivity, and a {metric} axis is not per token "
+                "(tok/s/user is 1 / a per-token latency)",
+                example,
+            )
+        return Target(text, interactivity=number), None
+    if dimension == units.TIME:  # one rounding, as the spec's `target 1.001 s` is 1001 ms
+        return Target(text, latency_ms=units.convert(literal, factor * 1000)), None
+    return None, _bad_at(text, f"is {dimension.words}: not a latency or an interactivity", example)
+
+
+def _bad_at(text: str, why: str, example: str) -> Diagnostic:
+    return error("E411", f"`--at {text}` {why}", help=f"give a target on the axis, e.g. {example}")
 
 
 def parse_filters(where: Iterable[str]) -> tuple[list[Filter], list[Diagnostic]]:
@@ -99,12 +183,26 @@ def parse_filters(where: Iterable[str]) -> tuple[list[Filter], list[Diagnostic]]
     return filters, problems
 
 
-def sweep(points: Iterable[Point], targets: Sequence[float], method: Method | str) -> SweepResult:
-    """Frontier of the pooled points, read at each target with the method."""
+def sweep(
+    points: Iterable[Point],
+    targets: Sequence[float | Target],
+    method: Method | str,
+    metric: str = "tpot",
+) -> SweepResult:
+    """Frontier of the pooled points, read at each target with the method: along
+    interactivity for a tok/s/user target, along the latency for a duration."""
     points = tuple(sorted(points, key=lambda p: (p.interactivity, -p.throughput)))
     frontier = pareto_frontier(points)
-    reads = tuple(read_target(frontier, t, method) for t in targets)
-    return SweepResult(points, frontier, reads)
+    given = tuple(
+        t if isinstance(t, Target) else Target(f"{t:g}", interactivity=t) for t in targets
+    )
+    reads = tuple(
+        read_latency(frontier, t.latency_ms, method)
+        if t.latency_ms is not None
+        else read_target(frontier, t.interactivity or 0.0, method)
+        for t in given
+    )
+    return SweepResult(points, frontier, reads, given, metric)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -152,22 +250,29 @@ def _throughput_per_gpu(metrics: RunMetrics, gpus: float | None) -> float | None
     return None if total is None or not gpus else total / gpus
 
 
-def _sweep_run(metrics: RunMetrics, statistic: str, gpus: int | None) -> SweepRun:
+def _sweep_run(
+    metrics: RunMetrics, statistic: str, gpus: int | None, metric: str = "tpot"
+) -> SweepRun:
     stated = _stated_gpus(metrics)
+    latency = metrics.latency_statistic(metric, statistic)
     return SweepRun(
         file=metrics.path,
         record=metrics.record,
         fields=metrics.fields,
-        interactivity=metrics.interactivity(statistic),
+        interactivity=1.0 / latency if latency else None,  # 1 / the latency in s
         throughput_per_gpu=_throughput_per_gpu(metrics, stated or gpus),
         stated_gpus=stated if metrics.tput_per_gpu is None else None,
     )
 
 
 def load_sweep_runs(
-    files: Sequence[str], trace_format: str | None, statistic: str, gpus: int | None = None
+    files: Sequence[str],
+    trace_format: str | None,
+    statistic: str,
+    gpus: int | None = None,
+    metric: str = "tpot",
 ) -> tuple[list[SweepRun], list[Diagnostic]]:
-    """Every run or aggregate row of the files, with its point at the statistic.
+    """Every run or aggregate row of the files, with its point at the statistic of `metric`.
 
     A run's GPU count is the one its file states; `gpus` (`--gpus N`) counts those whose file
     does not. Runs that publish their own per-GPU throughput keep it.
@@ -176,10 +281,11 @@ def load_sweep_runs(
     runs: list[SweepRun] = []
     problems: list[Diagnostic] = []
     for path in files:
-        found, diagnostics = load_runs(path, format=trace_format, gaps=False)  # reads tpot
+        found, diagnostics = load_runs(path, format=trace_format, gaps=metric == "chunk_gap")
         problems.extend(diagnostics)
         runs.extend(
-            _sweep_run(summarize(run, percentiles=percentiles), statistic, gpus) for run in found
+            _sweep_run(summarize(run, percentiles=percentiles), statistic, gpus, metric)
+            for run in found
         )
     return runs, problems
 
@@ -188,9 +294,11 @@ def load_sweep_runs(
 # Rendering
 
 
-def _point_json(point: Point, *, full: bool = True) -> JsonObject:
+def _point_json(point: Point, per_token: bool = True, *, full: bool = True) -> JsonObject:
     doc: JsonObject = {
-        "interactivity_tok_s_user": point.interactivity,
+        # 1 / the statistic of a per-token latency; a TTFT or e2el axis has none
+        "interactivity_tok_s_user": point.interactivity if per_token else None,
+        "latency_ms": 1000.0 / point.interactivity,
         "throughput_per_gpu": point.throughput,
         "concurrency": point.concurrency,
     }
@@ -199,23 +307,28 @@ def _point_json(point: Point, *, full: bool = True) -> JsonObject:
     return doc
 
 
-def _read_json(read: Read) -> JsonObject:
+def _read_json(read: Read, target: Target, per_token: bool) -> JsonObject:
     return {
-        "target_tok_s_user": read.target,
+        "target": target.text,
+        "target_tok_s_user": read.target if per_token else None,
+        "target_latency_ms": target.latency_ms,
         "throughput_per_gpu": read.value,
         "reachable": read.reachable,
         "bound": read.bound,
         "method": str(read.method),
-        "knots": [_point_json(k, full=False) for k in read.knots],
+        "knots": [_point_json(k, per_token, full=False) for k in read.knots],
     }
 
 
 def render_json(result: SweepResult) -> str:
     """The fixed-key JSON document: points, frontier, reads."""
+    per_token = result.metric in V.PER_TOKEN_METRICS
     doc = {
-        "points": [_point_json(p) for p in result.points],
-        "frontier": [_point_json(p) for p in result.frontier],
-        "reads": [_read_json(r) for r in result.reads],
+        "points": [_point_json(p, per_token) for p in result.points],
+        "frontier": [_point_json(p, per_token) for p in result.frontier],
+        "reads": [
+            _read_json(r, t, per_token) for r, t in zip(result.reads, result.targets, strict=True)
+        ],
     }
     return json_text(json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False)) + "\n"
 
@@ -236,49 +349,68 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]
     return out
 
 
+def _at(point: Point, along_latency: bool) -> str:
+    """A point's place on a read's axis: `36.19` (tok/s/user) or `850.2 ms`."""
+    if along_latency:
+        return f"{1000.0 / point.interactivity:.1f} ms"
+    return f"{point.interactivity:.2f}"
+
+
 def render_table(result: SweepResult, statistic: str, method: Method) -> str:
     """A readable table: every point (frontier marked), then each read with its knots."""
     on_frontier = set(result.frontier)
-    lines = [
-        f"points: {len(result.points)} runs; interactivity = 1 / {statistic} TPOT (tok/s/user);"
-        " throughput = total (input + output) tok/s per GPU"
-    ]
+    metric = result.metric
+    per_token = metric in V.PER_TOKEN_METRICS
+    name = metric.upper() if metric in ("ttft", "tpot", "e2el") else metric
+    axis = (
+        f"interactivity = 1 / {statistic} {name} (tok/s/user)"
+        if per_token
+        else f"latency = {statistic} {name} (ms)"
+    )
+    tokens = "throughput = total (input + output) tok/s per GPU"
+    lines = [f"points: {len(result.points)} runs; {axis}; {tokens}"]
     rows = [
         [
             _conc(p),
             terminal_text(p.label or "-"),
-            f"{p.interactivity:.2f}",
+            f"{p.interactivity:.2f}" if per_token else f"{1000.0 / p.interactivity:.1f}",
             f"{p.throughput:.1f}",
             "*" if p in on_frontier else "",
         ]
         for p in result.points
     ]
-    lines += _table(["conc", "recipe", "tok/s/user", "tok/s/GPU", "frontier"], rows, {0, 2, 3})
+    column = "tok/s/user" if per_token else f"{name} ms"
+    lines += _table(["conc", "recipe", column, "tok/s/GPU", "frontier"], rows, {0, 2, 3})
     if not result.reads:
         return "\n".join(lines) + "\n"
     lines += ["", f"reads ({method}):"]
     rows = []
-    for read in result.reads:
+    for read, target in zip(result.reads, result.targets, strict=True):
+        along = target.latency_ms is not None
         if not read.reachable:
             lo, hi = result.frontier[0], result.frontier[-1]
-            span = f"frontier spans {lo.interactivity:.2f}-{hi.interactivity:.2f} tok/s/user"
-            rows.append([f"{read.target:g}", "unreachable", span, ""])
+            if along:
+                span = f"frontier spans {_at(hi, True)}-{_at(lo, True)}"
+            else:
+                span = f"frontier spans {_at(lo, False)}-{_at(hi, False)} tok/s/user"
+            rows.append([terminal_text(target.text), "unreachable", span, ""])
             continue
         if read.bound == "lower":
             (at,) = read.knots
-            where = f"{at.interactivity:.2f} ({at.throughput:.1f}) conc {_conc(at)}"
-            rows.append([f"{read.target:g}", f">= {read.value:.1f}", where, "lower bound"])
+            where = f"{_at(at, along)} ({at.throughput:.1f}) conc {_conc(at)}"
+            rows.append([terminal_text(target.text), f">= {read.value:.1f}", where, "lower bound"])
             continue
         lo, hi = read.knots
         rows.append(
             [
-                f"{read.target:g}",
+                terminal_text(target.text),
                 f"{read.value:.1f}",
-                f"{lo.interactivity:.2f} ({lo.throughput:.1f}) conc {_conc(lo)}",
-                f"{hi.interactivity:.2f} ({hi.throughput:.1f}) conc {_conc(hi)}",
+                f"{_at(lo, along)} ({lo.throughput:.1f}) conc {_conc(lo)}",
+                f"{_at(hi, along)} ({hi.throughput:.1f}) conc {_conc(hi)}",
             ]
         )
-    lines += _table(["tok/s/user", "tok/s/GPU", "lower knot", "upper knot"], rows, {0, 1})
+    first = "tok/s/user" if all(t.latency_ms is None for t in result.targets) else "target"
+    lines += _table([first, "tok/s/GPU", "lower knot", "upper knot"], rows, {0, 1})
     return "\n".join(lines) + "\n"
 
 
@@ -364,12 +496,14 @@ def run_sweep(
     trace_format: str | None = None,
     where: Iterable[str] = (),
     statistic: str = "median",
-    at: Sequence[float] = (),
+    at: Sequence[float | str] = (),
     method: str = "steffen",
     as_json: bool = False,
     gpus: int | None = None,
+    metric: str = "tpot",
 ) -> Outcome:
-    """Points, Pareto frontier and reads at each `--at` interactivity for run files or rows."""
+    """Points, Pareto frontier and reads at each `--at` target for run files or rows: the
+    frontier of throughput against `metric`'s statistic (interactivity for a per-token one)."""
     filters, problems = parse_filters(where)
     if gpus is not None and not gpus > 0:
         problems.append(
@@ -390,18 +524,21 @@ def run_sweep(
                 help="use median, mean or pNN (e.g. p90)",
             )
         )
-    problems.extend(
-        error(
-            "E411",
-            f"`--at {target:g}` is not a positive interactivity",
-            help="give a target in tok/s/user, e.g. `--at 50`",
+    if metric not in V.METRICS:
+        problems.append(
+            error(
+                "E411",
+                f"`--metric {metric}` is not a latency metric",
+                help=f"use one of {', '.join(V.METRICS)}",
+            )
         )
-        for target in at
-        if not (math.isfinite(target) and target > 0)
-    )
+        targets: list[Target] = []
+    else:
+        targets, wrong = parse_targets(at, metric)
+        problems.extend(wrong)
     if problems:
         return Outcome(diagnostics=tuple(problems), exit_code=2)
-    runs, diagnostics = load_sweep_runs(files, trace_format, statistic, gpus)
+    runs, diagnostics = load_sweep_runs(files, trace_format, statistic, gpus, metric)
     kept = [run for run in runs if all(f.matches(run.fields) for f in filters)]
     where_text = ", ".join(files)
     points = []
@@ -419,15 +556,20 @@ def run_sweep(
     mixed = _mixed(kept, where_text)
     if mixed is not None:
         diagnostics.append(mixed)
-    result = sweep(points, at, Method(method))
-    for read in result.reads:
+    result = sweep(points, targets, Method(method), metric)
+    for read, target in zip(result.reads, result.targets, strict=True):
         if not read.reachable:
-            lo, hi = result.frontier[0].interactivity, result.frontier[-1].interactivity
+            lo, hi = result.frontier[0], result.frontier[-1]
+            if target.latency_ms is not None:
+                span = f"{_at(hi, True)}-{_at(lo, True)}"
+                what = f"target {terminal_text(target.text)} ({metric})"
+            else:
+                span = f"{lo.interactivity:.2f}-{hi.interactivity:.2f} tok/s/user"
+                what = f"target {read.target:g} tok/s/user"
             diagnostics.append(
                 warning(
                     "W411",
-                    f"target {read.target:g} tok/s/user is outside the frontier "
-                    f"({lo:.2f}-{hi:.2f} tok/s/user); not extrapolated",
+                    f"{what} is outside the frontier ({span}); not extrapolated",
                     file=where_text,
                 )
             )

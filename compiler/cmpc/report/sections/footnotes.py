@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cmpc.report.context import Context, get_in, is_number
+from cmpc.report.readwords import axis_unit
 from cmpc.report.sections import fleet, uncertainty
 from cmpc.report.sections.headline import hit_rate_gap
 from cmpc.report.text import (
@@ -66,16 +67,22 @@ def _fn_latency(ctx: Context) -> Md:
                 "tokens per second per user: the statistic of the latency, inverted (never the "
                 "statistic of 1/latency). The target {target} "
                 "tok/s/user is a {stat} {metric} of "
-                "{ms} ms."
+                "{at} {unit}."
             ).format(
                 stat=stat,
                 metric=METRIC_NAMES.get(metric, metric),
                 target=number(t["interactivity_tok_s_user"]),
-                ms=number(t.get("latency_ms")),
+                at=number(axis_unit(ctx).of_ms(t.get("latency_ms"))),
+                unit=axis_unit(ctx).symbol,
             )
         )
     elif t:
-        parts.append(Md("The target is a {} of {} ms.").format(stat, number(t.get("latency_ms"))))
+        unit = axis_unit(ctx)
+        parts.append(
+            Md("The target is a {} of {} {}.").format(
+                stat, number(unit.of_ms(t.get("latency_ms"))), unit.symbol
+            )
+        )
     method = lat.get("percentile_method") or "linear"
     sketch = ctx.conditions.get("percentile_sketch")
     if sketch:

@@ -8,7 +8,7 @@ from typing import Any
 from cmpc.analysis.sensitivity import is_tie
 from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, get_in, is_number
-from cmpc.report.readwords import frontier_range, point_position, slo_text
+from cmpc.report.readwords import axis_unit, frontier_range, point_position, slo_text
 from cmpc.report.sections.sensitivity import tie_band
 from cmpc.report.sections.systems import load_cell
 from cmpc.report.sections.uncertainty import change_interval, noise_sentence
@@ -152,11 +152,12 @@ def target_phrase(ctx: Context) -> Md:
         source="spec",
     )
     if t.get("given_as") == "latency":
-        ms = t.get("latency_ms")
-        shown_ms = ctx.fig.add(
-            "target.latency", f"target {stat} {metric}", ms, "ms", number(ms), source="spec"
+        unit = axis_unit(ctx)
+        at = unit.of_ms(t.get("latency_ms"))
+        shown = ctx.fig.add(
+            "target.latency", f"target {stat} {metric}", at, unit.symbol, number(at), source="spec"
         )
-        text = Md("at a {} {} of at most {} ms").format(stat, metric, shown_ms)
+        text = Md("at a {} {} of at most {} {}").format(stat, metric, shown, unit.symbol)
         if is_number(inter) and inter > 0:
             text += Md(" ({} tok/s per user)").format(shown_i)
         return text

@@ -7,11 +7,14 @@ from collections.abc import Callable
 from typing import Any
 
 from cmpc.compute.frontier import Point, read_at
+from cmpc.compute.frontier import by_latency as on_latency_axis
 from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, get_in, is_number
 from cmpc.report.readwords import (
+    axis_unit,
     by_latency,
     frontier_range,
+    latency_name,
     lower_bound_note,
     point_position,
     slo_text,
@@ -224,7 +227,15 @@ def _system(ctx: Context, name: str) -> dict[str, Any]:
         "rows": rows,
         "points": _points(ctx, name, s),
         "load_header": load_header(s.get("points") or []),
+        "axis_header": axis_header(ctx),
     }
+
+
+def axis_header(ctx: Context) -> Md:
+    """The read axis's column header: `Interactivity (tok/s/user)` or `P90 TTFT (s)`."""
+    if by_latency(ctx):
+        return Md("{} ({})").format(latency_name(ctx), axis_unit(ctx).symbol)
+    return Md("Interactivity (tok/s/user)")
 
 
 def _row_digits(ctx: Context) -> Callable[[object], Md]:
@@ -362,22 +373,42 @@ def _points(ctx: Context, name: str, s: JsonObject) -> list[dict[str, Any]]:
             str(p.get("label")),
         ),
     )
-    shown_x = fixed(column_digits(p.get("interactivity_tok_s_user") for p in pts))
+    unit = axis_unit(ctx)
+    along = by_latency(ctx)  # the column shows the latency, in the target's unit
+    axis = [
+        unit.of_interactivity(p.get("interactivity_tok_s_user"))
+        if along
+        else p.get("interactivity_tok_s_user")
+        for p in pts
+    ]
+    shown_x = fixed(column_digits(axis))
     shown_y = fixed(column_digits(p.get("throughput_per_gpu") for p in pts))
     for i, p in enumerate(pts):
         x, y = p.get("interactivity_tok_s_user"), p.get("throughput_per_gpu")
+        at = ctx.fig.add(
+            f"{name}.point{i}.latency" if along else f"{name}.point{i}.interactivity",
+            f"point {latency_name(ctx)}" if along else "point interactivity",
+            axis[i],
+            unit.symbol if along else "tok/s/user",
+            shown_x(axis[i]),
+            system=name,
+            source=str(p.get("label") or ""),
+        )
+        if p.get("load"):  # the point's label in the figure
+            ctx.fig.add(
+                f"{name}.point{i}.load",
+                "point load",
+                p["load"],
+                "",
+                escape(p["load"]),
+                system=name,
+                source=str(p.get("label") or ""),
+            )
         rows.append(
             {
                 "concurrency": load_cell(p),
-                "interactivity": ctx.fig.add(
-                    f"{name}.point{i}.interactivity",
-                    "point interactivity",
-                    x,
-                    "tok/s/user",
-                    shown_x(x),
-                    system=name,
-                    source=str(p.get("label") or ""),
-                ),
+                "at": at,  # on the read's axis: interactivity, or latency in the target's unit
+                "interactivity": at if not along else number(x),
                 "throughput": ctx.fig.add(
                     f"{name}.point{i}.throughput",
                     "point throughput per GPU",
@@ -395,12 +426,15 @@ def _points(ctx: Context, name: str, s: JsonObject) -> list[dict[str, Any]]:
 
 
 def load_cell(point: JsonObject) -> Md:
-    """A point's load: its concurrency, else its request rate (`4 req/s`, `inf`), else n/a."""
+    """A point's load: its concurrency, else `inf (all at once)`, else its load label
+    (`4 req/s poisson`, `sync`, `Offline`), else its request rate, else n/a."""
     conc, rate = point.get("concurrency"), point.get("request_rate")
     if is_number(conc):
         return number(conc)
     if rate == "inf":
         return Md("inf (all at once)")
+    if point.get("load"):
+        return escape(point["load"])
     if is_number(rate):
         return Md("{} req/s").format(number(rate))
     return Md(DASH)
@@ -432,18 +466,33 @@ def iso_interactivity(ctx: Context) -> JsonObject | None:
         if len(front) < 2:
             return None
         fronts.append(front)
+    # a duration target: rows at equal latency, in the target's unit, read along latency
+    along, unit = by_latency(ctx), axis_unit(ctx)
+    if along:
+        fronts = [list(on_latency_axis(f)) for f in fronts]  # x = -latency in ms
+
+    def inner(x: float) -> float:
+        """A row's value (interactivity, or latency in `unit`) on the fronts' x axis."""
+        return -x * unit.ms_per_unit if along else x
+
     lo = max(f[0].interactivity for f in fronts)
     hi = min(f[-1].interactivity for f in fronts)
     if not lo < hi:
         return None
+    if along:
+        lo, hi = -hi / unit.ms_per_unit, -lo / unit.ms_per_unit
     xs = set(_round_steps(lo, hi))
-    target = get_in(ctx.target(), "interactivity_tok_s_user")
+    target = (
+        unit.of_ms(ctx.target().get("latency_ms"))
+        if along
+        else get_in(ctx.target(), "interactivity_tok_s_user")
+    )
     if is_number(target) and lo <= target <= hi:
         xs.add(float(target))
     reads = []
     for x in sorted(xs):
-        va = read_at(fronts[0], x, method).value
-        vb = read_at(fronts[1], x, method).value
+        va = read_at(fronts[0], inner(x), method).value
+        vb = read_at(fronts[1], inner(x), method).value
         if is_number(va) and is_number(vb) and vb > 0:
             reads.append((x, va, vb))
     shown_x = fixed(column_digits(x for x, _, _ in reads))
@@ -457,10 +506,10 @@ def iso_interactivity(ctx: Context) -> JsonObject | None:
         rows.append(
             {
                 "interactivity": ctx.n(
-                    f"{fid}.interactivity",
-                    "interactivity",
+                    f"{fid}.latency" if along else f"{fid}.interactivity",
+                    latency_name(ctx) if along else "interactivity",
                     x,
-                    "tok/s/user",
+                    unit.symbol if along else "tok/s/user",
                     shown_x,
                     source="cmpc",
                 ),
@@ -500,6 +549,9 @@ def iso_interactivity(ctx: Context) -> JsonObject | None:
         "method": escape(method),
         "rows": rows,
         "reverses": len(leads) > 1,
+        "axis": axis_header(ctx),
+        "axis_word": Md("latency" if along else "interactivity"),
+        "axis_words": Md("latencies" if along else "interactivities"),
     }
 
 
