@@ -15,7 +15,7 @@ import pytest
 from cmpc.build.pipeline import build_spec
 from cmpc.cli import main
 from cmpc.ingest import reduce as ingest
-from cmpc.ingest.cache import Cache, Key, Reduced, code_fingerprint, sha256_of
+from cmpc.ingest.cache import LAYOUT, Cache, Key, Reduced, code_fingerprint, sha256_of
 
 
 def results(spec: Path, out: Path, *sets: str, **kw) -> bytes:
@@ -161,7 +161,7 @@ def test_a_corrupt_entry_is_rebuilt(sweep, monkeypatch, damage):
     cache = Cache(tmp / ".cmpc-cache")
     for entry in entries(sweep):
         header = json.loads(entry.read_bytes().partition(b"\n")[0])
-        assert header["key"]["layout"] == 1  # rewritten whole
+        assert header["key"]["layout"] == LAYOUT  # rewritten whole
     paths = sorted((tmp / "data").rglob("*.jsonl"))
     task = ingest.Task(str(paths[0]), "x", "cmpc", (), "tpot", ("p90",))
     assert ingest.reduce_file(task, cache).cached is False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 
 from cmpc.analysis import types as T
 from cmpc.analysis.capacity import capacity, capacity_warnings
@@ -15,6 +16,7 @@ from cmpc.analysis.intervals import settings, with_intervals
 from cmpc.analysis.run_disagreements import disagreements
 from cmpc.analysis.run_facts import run_facts
 from cmpc.analysis.sensitivity import sensitivity
+from cmpc.analysis.stage import diagnostics_json, diagnostics_of, recall, same
 from cmpc.diagnostics import Diagnostic
 from cmpc.ingest.points import SystemData
 from cmpc.ir import model as ir
@@ -43,8 +45,20 @@ def analyze(
         "claim_combinations": claim_combinations(comparison.claims),
         "sensitivity": sensitivity(comparison, data, headline),
         "capacity": cap,
-        "disclosure": disclosure(comparison, at_spec.systems, run_facts(comparison, data)),
+        "disclosure": disclosure(
+            comparison,
+            at_spec.systems,
+            recall("run-facts", comparison, None, partial(run_facts, comparison, data), same, same),
+        ),
         "uncertainty": settings(comparison),
         "fleet": fleet_reads,
     }
-    return results, diagnostics + fleet_warnings + disagreements(comparison, data)
+    disagreeing = recall(
+        "disagreements",
+        comparison,
+        None,
+        partial(disagreements, comparison, data),
+        diagnostics_json,
+        diagnostics_of,
+    )
+    return results, diagnostics + fleet_warnings + disagreeing

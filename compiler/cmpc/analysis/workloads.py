@@ -5,8 +5,10 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Mapping
+from functools import partial
 
 from cmpc.analysis.reads import measured_runs
+from cmpc.analysis.stage import recall
 from cmpc.diagnostics import Diagnostic, warning
 from cmpc.ingest.points import SystemData
 from cmpc.ir import model as ir
@@ -85,16 +87,21 @@ def stale_prices(comparison: ir.Comparison, data: Mapping[str, SystemData]) -> l
     """W130 from the run dates the files state, for runs whose source gives no date."""
     found = []
     for index, system in enumerate(comparison.systems):
-        runs = measured_runs(comparison, data, system)
-        if not runs or system.runs is None:
+        if system.runs is None:
             continue
         source = comparison.source(system.runs.source) if system.runs.source else None
         if source is not None and (source.snapshot or source.run_date):
             continue  # the check compared the price with the source's date
-        dates = [d for rp in runs if (d := run_date(rp.fields)) is not None]
-        if not dates:
+        earliest = recall(
+            "earliest-run",
+            comparison,
+            system.name,
+            partial(_earliest, comparison, data, system),
+            lambda d: d and d.isoformat(),
+            lambda text: text and datetime.date.fromisoformat(text),
+        )
+        if earliest is None:
             continue
-        earliest = min(dates)
         for j, price in enumerate(system.prices):
             if price.as_of is None:
                 continue
@@ -111,3 +118,11 @@ def stale_prices(comparison: ir.Comparison, data: Mapping[str, SystemData]) -> l
                     )
                 )
     return found
+
+
+def _earliest(
+    comparison: ir.Comparison, data: Mapping[str, SystemData], system: ir.System
+) -> datetime.date | None:
+    """The earliest run date a system's files state (None: no run, or none states one)."""
+    runs = measured_runs(comparison, data, system) or ()
+    return min((d for rp in runs if (d := run_date(rp.fields)) is not None), default=None)

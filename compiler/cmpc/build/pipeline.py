@@ -13,13 +13,16 @@ from typing import TYPE_CHECKING, cast
 from cmpc import __version__
 from cmpc.analysis import types as T
 from cmpc.analysis.results import analyze
+from cmpc.analysis.stage import StageUnusable, recording
 from cmpc.build.exports import export_files, unknown_exports
 from cmpc.build.gates import check_policy, parse_all
 from cmpc.build.model import Built, Options
 from cmpc.build.outputs import check_target, write_atomically
+from cmpc.build.staging import open_stage
 from cmpc.compile import compile_spec
 from cmpc.diagnostics import Diagnostic, error, has_errors, located
 from cmpc.files import display_path, read_source
+from cmpc.ingest.cache import CorruptEntry, cache_dir
 from cmpc.ingest.cluster import connected, scheduler_address
 from cmpc.ingest.load import Input, load_data
 from cmpc.ingest.reduce import Progress
@@ -116,6 +119,22 @@ def compute_build(
     its output folder there, so a refused folder fails fast); `text` is the spec's text when it
     is not on disk (see `build_spec`).
     """
+    try:  # cached points are decoded when first read: a stage hit reads none
+        return _compute_build(spec_path, sets, options, before_load, text, unsets, lazy=True)
+    except (CorruptEntry, StageUnusable):  # every entry checked as it is read, no stage
+        return _compute_build(spec_path, sets, options, before_load, text, unsets, lazy=False)
+
+
+def _compute_build(
+    spec_path: str,
+    sets: Sequence[str],
+    options: Options | None,
+    before_load: Callable[[], list[Diagnostic]] | None,
+    text: str | None,
+    unsets: Sequence[str],
+    *,
+    lazy: bool,
+) -> Built:
     options = options or Options()
     if text is None:
         source, diagnostics = read_source(spec_path)
@@ -165,11 +184,15 @@ def compute_build(
             executor=executor,
             remote=options.remote,
             sketch=options.sketch,
+            lazy=lazy and options.use_cache,
         )
     diagnostics += located(problems, compiled.origins)
     if has_errors(diagnostics):
         return failed()
-    analysis, warnings = analyze(comparison, data)
+    root = _stage_root(options, spec_dir, problems) if lazy else None
+    stage = open_stage(comparison, inputs, root, options.sketch)
+    with recording(stage.memo):
+        analysis, warnings = analyze(comparison, data)
     diagnostics += located(warnings, compiled.origins)
     reported: list[T.WarningResult] = [
         {"code": d.code, "message": d.message}
@@ -188,19 +211,28 @@ def compute_build(
     if options.render:
         # report/ reads the results as the JSON document they are (it does not take T.Results yet)
         document = cast(JsonObject, results)
-        rendered, problems = render_outputs(
-            document, html=options.html, template_dir=options.template_dir, png=options.png
-        )
+        with recording(stage.memo):  # the frontier's curve is remembered with the analysis
+            rendered, problems = render_outputs(
+                document, html=options.html, template_dir=options.template_dir, png=options.png
+            )
         diagnostics += problems
         if has_errors(diagnostics):
             return failed()
         files |= rendered
+    stage.save()
     built = Built(results, files, tuple(diagnostics), sources, data, tuple(inputs), spec_dir)
     exported, problems = export_files(built, options.exports)
     diagnostics += problems
     if has_errors(diagnostics):
         return failed()
     return dataclasses.replace(built, files=files | exported, diagnostics=tuple(diagnostics))
+
+
+def _stage_root(options: Options, spec_dir: Path, problems: list[Diagnostic]) -> Path | None:
+    """The cache folder the analysis stage lives in: the one the runs came from, if used."""
+    if not options.use_cache or any(d.code == "W701" for d in problems):
+        return None
+    return Path(options.cache_dir) if options.cache_dir else cache_dir(spec_dir)
 
 
 @contextlib.contextmanager

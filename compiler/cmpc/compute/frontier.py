@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import math
 from collections.abc import Iterable, Sequence
@@ -191,8 +192,8 @@ def steffen_value(frontier: Sequence[Point], at: float, k: int) -> float:
 
 def _segment(frontier: Sequence[Point], target: float) -> int:
     """Index of the lower knot of the segment holding `target` (last segment at the top end)."""
-    x = [p.interactivity for p in frontier]
-    index = int(np.searchsorted(x, target, side="right")) - 1
+    x = [p.interactivity for p in frontier]  # ascending; bisect as numpy's searchsorted does
+    index = bisect.bisect_right(x, target) - 1
     return min(max(index, 0), len(frontier) - 2)
 
 

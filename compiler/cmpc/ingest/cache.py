@@ -9,7 +9,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
@@ -26,7 +26,7 @@ from cmpc.outcome import Outcome
 
 ENV = "CMPC_CACHE_DIR"
 DEFAULT_NAME = ".cmpc-cache"
-LAYOUT = 1
+LAYOUT = 2  # 2: the header states the entry's summary, so a hit need not decode its points
 TAG = "CACHEDIR.TAG"
 TAG_TEXT = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -115,11 +115,62 @@ def _canonical(doc: JsonObject) -> bytes:
     return json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=True).encode()
 
 
+class CorruptEntry(Exception):
+    """A lazily decoded entry whose points do not decode (its checksum matched): rebuild eagerly."""
+
+
+class LazyPoints(Mapping[str, tuple[RunPoint, ...]]):
+    """An entry's points per statistic, decoded at the first read (its checksum already verified).
+
+    A warm build whose analysis stage hits reads no point, so it never pays for the decoding.
+    """
+
+    def __init__(self, body: bytes, counts: Mapping[str, int]) -> None:
+        self._body: bytes | None = body
+        self._points: Mapping[str, tuple[RunPoint, ...]] | None = None
+        self.counts = dict(counts)  # points per statistic, from the header
+
+    def _decoded(self) -> Mapping[str, tuple[RunPoint, ...]]:
+        if self._points is None:
+            assert self._body is not None
+            if _too_deep(self._body):
+                raise CorruptEntry("the entry nests too deep")
+            try:
+                points = _decode(json.loads(self._body)).points
+            except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+                raise CorruptEntry(str(exc)) from None
+            if {k: len(v) for k, v in points.items()} != self.counts:
+                raise CorruptEntry("the points do not match the header's counts")
+            self._points, self._body = points, None
+        return self._points
+
+    def __getitem__(self, stat: str) -> tuple[RunPoint, ...]:
+        return self._decoded()[stat]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._decoded())
+
+    def __len__(self) -> int:
+        return len(self._decoded())
+
+
+def point_count(points: Mapping[str, tuple[RunPoint, ...]], stat: str) -> int:
+    """How many points `points` holds at `stat`, without decoding a lazy entry."""
+    if isinstance(points, LazyPoints):
+        return points.counts.get(stat, 0)
+    return len(points.get(stat, ()))
+
+
 @dataclass(frozen=True)
 class Cache:
-    """Entries under `root`; every write is atomic, every read verified, no link followed."""
+    """Entries under `root`; every write is atomic, every read verified, no link followed.
+
+    `lazy`: a hit's points are decoded at their first read (`LazyPoints`); its summary and
+    checksum are checked at once, its points' types when read (`CorruptEntry` if they fail).
+    """
 
     root: Path
+    lazy: bool = False
 
     def prepare(self, confine_to: Path | None = None) -> str | None:
         """Create the folder, or adopt an empty one (tagged so backups skip it); else the reason
@@ -157,12 +208,18 @@ class Cache:
                 data = cachefs.read(fd, f"{digest}.json", _entry_bytes())
         except OSError:
             return None
-        return _parse_entry(data, key)
+        return _parse_entry(data, key, lazy=self.lazy)
 
     def put(self, key: Key, reduced: Reduced) -> None:
         """Store atomically; a failure only costs speed."""
         body = _canonical(_encode(reduced))
-        header = _canonical({"key": key.to_json(), "sha256": hashlib.sha256(body).hexdigest()})
+        header = _canonical(
+            {
+                "key": key.to_json(),
+                "sha256": hashlib.sha256(body).hexdigest(),
+                "summary": _summary(reduced),
+            }
+        )
         data = header + b"\n" + body
         if len(data) > _entry_bytes():
             return  # get() would refuse it
@@ -246,19 +303,53 @@ def _entry_bytes() -> int:
     return current().record_bytes
 
 
-def _parse_entry(data: bytes, key: Key) -> Reduced | None:
+def _parse_entry(data: bytes, key: Key, *, lazy: bool = False) -> Reduced | None:
     head, _, body = data.partition(b"\n")
-    if len(head) > HEADER_BYTES or _too_deep(head) or _too_deep(body):
-        return None
+    if len(head) > HEADER_BYTES or _too_deep(head) or (not lazy and _too_deep(body)):
+        return None  # a lazy entry's body is checked when its points are first read
     try:
         header = json.loads(head)
         if header.get("key") != key.to_json():
             return None
         if hashlib.sha256(body).hexdigest() != header.get("sha256"):
             return None
-        return _decode(json.loads(body))
+        summary = _summary_of(header.get("summary"))
+        if lazy:
+            fmt, runs, fields, counts = summary
+            return Reduced(fmt, runs, LazyPoints(body, counts), fields)
+        reduced = _decode(json.loads(body))
+        return reduced if _summary_of(_summary(reduced)) == summary else None
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
+
+
+def _summary(reduced: Reduced) -> JsonObject:
+    """What a hit needs before its points: format, runs kept, fields stated, counts."""
+    return {
+        "format": reduced.format,
+        "runs": reduced.runs,
+        "fields": {k: list(v) for k, v in reduced.fields},
+        "counts": {stat: point_count(reduced.points, stat) for stat in reduced.points},
+    }
+
+
+def _summary_of(
+    doc: object,
+) -> tuple[str, int, tuple[tuple[str, tuple[str, ...]], ...], dict[str, int]]:
+    """A header's summary with its types checked (TypeError if one is wrong)."""
+    if not isinstance(doc, dict):
+        raise TypeError("cache entry: no summary")
+    fmt, runs, fields, counts = doc["format"], doc["runs"], doc["fields"], doc["counts"]
+    if not isinstance(fmt, str) or type(runs) is not int:
+        raise TypeError("cache entry: `format` or `runs` has the wrong type")
+    if not isinstance(fields, dict) or not all(
+        isinstance(v, list) and all(isinstance(x, str) for x in v) for v in fields.values()
+    ):
+        raise TypeError("cache entry: `fields` has the wrong type")
+    if not isinstance(counts, dict) or not all(type(n) is int and n >= 0 for n in counts.values()):
+        raise TypeError("cache entry: `counts` has the wrong type")
+    stated = tuple((str(k), tuple(v)) for k, v in fields.items())
+    return fmt, runs, stated, {str(k): n for k, n in counts.items()}
 
 
 def _too_deep(data: bytes, limit: int = DEPTH) -> bool:
@@ -414,7 +505,7 @@ def clear(root: Path) -> str | None:
                 return "it is not a cmpc cache (it holds no CACHEDIR.TAG)"
             if tag != TAG_TEXT.encode():
                 return "it is not a cmpc cache (its CACHEDIR.TAG was not written by cmpc)"
-            for name in ("entries", "hashes"):
+            for name in ("entries", "hashes", "stages"):
                 _remove(fd, name)
             for name in os.listdir(fd):
                 if _OWN_FILE.fullmatch(name):

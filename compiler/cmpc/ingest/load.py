@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from cmpc.diagnostics import Diagnostic, error, has_errors, warning
 from cmpc.ingest import remote as _remote
 from cmpc.ingest import runfiles
-from cmpc.ingest.cache import DEFAULT_NAME, Cache
+from cmpc.ingest.cache import DEFAULT_NAME, Cache, point_count
 from cmpc.ingest.cache import cache_dir as default_cache_dir
 from cmpc.ingest.points import RunPoint, SystemData
 from cmpc.ingest.reduce import Progress, Task, reduce_all
@@ -134,13 +134,16 @@ def load_data(
     executor: Executor | None = None,
     remote: bool = False,
     sketch: float | None = None,
+    lazy: bool = False,
 ) -> tuple[dict[str, SystemData], list[Input], list[Diagnostic]]:
     """Read each system's run files (confined to the spec's folder) and reduce them to points.
 
     Reductions come from the content-hash cache when it holds them; the rest are read in
     parallel across cores, or on `executor` (a cluster). Either way the points are those a
     serial read gives. Run globs that are URLs are read only with `remote`; `sketch` (a
-    relative accuracy) takes percentiles from a DDSketch instead of exactly.
+    relative accuracy) takes percentiles from a DDSketch instead of exactly. `lazy`: cached
+    points are decoded at their first read (`cmpc.ingest.cache.LazyPoints`; a build whose
+    analysis stage hits reads none), which may then raise `CorruptEntry`.
     """
     data: dict[str, SystemData] = {}
     inputs: list[Input] = []
@@ -248,7 +251,7 @@ def load_data(
         plans.append((system, steps if files else None))
     cache = None
     if use_cache and tasks:
-        cache = Cache(cache_dir or default_cache_dir(spec_dir))
+        cache = Cache(cache_dir or default_cache_dir(spec_dir), lazy=lazy)
         inside = cache.root == spec_dir / DEFAULT_NAME  # the default: in the spec's own folder
         reason = cache.prepare(confine_to=spec_dir if inside else None)
         if reason is not None:
@@ -279,7 +282,7 @@ def load_data(
                 )
             )
             continue
-        by_stat: dict[str, list[RunPoint]] = {s: [] for s in stats}
+        parts: list[Mapping[str, tuple[RunPoint, ...]]] = []
         stated: dict[str, set[str]] = {}
         for step in planned:
             if isinstance(step, Diagnostic):
@@ -296,11 +299,11 @@ def load_data(
             if reduced.format != "?" and reduced.runs == 0:
                 continue  # runs were read, but `where` kept none
             inputs.append(Input(step.rel, result.sha256, reduced.format, system.name, reduced.runs))
-            for stat in stats:
-                by_stat[stat] += reduced.points.get(stat, ())
-        if not any(by_stat.values()) and not has_errors(diagnostics):
+            parts.append(reduced.points)
+        counted = any(point_count(p, stat) for p in parts for stat in stats)
+        if not counted and not has_errors(diagnostics):
             diagnostics.append(_nothing_matched(comparison, system, runs, stated))
-        data[system.name] = SystemData(system.name, {k: tuple(v) for k, v in by_stat.items()})
+        data[system.name] = SystemData(system.name, _Joined(stats, tuple(parts)))
     return data, inputs, diagnostics
 
 
@@ -369,3 +372,31 @@ def _remote_files(
             continue
         kept.append(url)
     return kept, problems
+
+
+class _Joined(Mapping[str, tuple[RunPoint, ...]]):
+    """Each statistic's points, every file's in turn, joined at the first read."""
+
+    def __init__(
+        self, stats: tuple[str, ...], parts: tuple[Mapping[str, tuple[RunPoint, ...]], ...]
+    ) -> None:
+        self._stats, self._parts = stats, parts
+        self._joined: dict[str, tuple[RunPoint, ...]] | None = None
+
+    def _all(self) -> dict[str, tuple[RunPoint, ...]]:
+        if self._joined is None:
+            self._joined = {
+                stat: tuple(p for part in self._parts for p in part.get(stat, ()))
+                for stat in self._stats
+            }
+            self._parts = ()
+        return self._joined
+
+    def __getitem__(self, stat: str) -> tuple[RunPoint, ...]:
+        return self._all()[stat]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())

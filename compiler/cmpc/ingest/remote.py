@@ -6,10 +6,16 @@ import contextlib
 import hashlib
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from cmpc import lazy
+
+if TYPE_CHECKING:
+    import tempfile
+else:
+    tempfile = lazy.module("tempfile")  # only a fetch writes a file: not every build's start
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _MAGIC = re.compile(r"[*?[]")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from typing_extensions import TypeIs  # typing.TypeIs from Python 3.13
 
+from cmpc.analysis.stage import recall_exact
 from cmpc.compute.frontier import Method, Point, by_latency, read_at, steffen_curve
 from cmpc.jsontypes import JsonObject
 from cmpc.report import svg
@@ -196,8 +197,6 @@ def read_axis_word(results: JsonObject) -> str:
 
 def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) -> str:
     """Throughput per unit against interactivity: points, frontier as read, target, reads."""
-    import numpy as np
-
     systems = results.get("systems") or {}
     latency = (results.get("conditions") or {}).get("latency") or {}
     method = latency.get("read") or "steffen"
@@ -256,8 +255,7 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
         if along_latency:
             front = list(by_latency(front))  # x = -latency: the read's own axis
         if len(front) >= 2:
-            grid = np.linspace(front[0].interactivity, front[-1].interactivity, 161)
-            curve = _curve(front, grid, method)
+            grid, curve = _frontier_curve(front, method)
             ys = tuple(_times(c, k) for c in curve)
             gx = tuple(-float(x) / unit.ms_per_unit if along_latency else float(x) for x in grid)
             marks.append(svg.Line(gx, ys, color, f"{label}: frontier ({method})", series=i))
@@ -619,6 +617,24 @@ def latency_svg(results: JsonObject, order: list[str], labels: dict[str, str]) -
             synthetic=bool(results.get("synthetic")),
         )
     )
+
+
+def _frontier_curve(front: list[Point], method: str) -> tuple[list[float], list[float | None]]:
+    """161 grid points across the frontier and its read at each (remembered by the stage)."""
+    inputs = [method, [[p.interactivity, p.throughput] for p in front]]
+
+    def computed() -> list[float]:
+        import numpy as np  # only here: a warm rebuild finds the curve in the stage
+
+        grid = np.linspace(front[0].interactivity, front[-1].interactivity, 161)
+        return [
+            *map(float, grid),
+            *(math.nan if v is None else v for v in _curve(front, grid, method)),
+        ]
+
+    both = recall_exact("frontier-curve", inputs, computed, 2 * 161)
+    curve = both[161:]
+    return both[:161], [None if math.isnan(v) else v for v in curve]
 
 
 def _curve(front: list[Point], grid: Any, method: str) -> list[float | None]:

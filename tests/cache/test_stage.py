@@ -1,0 +1,322 @@
+"""The analysis stage: a warm `--set` of a price equals a cold build with that price, byte for byte.
+
+A build with the cache records the analysis' price-free steps (cmpc.analysis.stage) under
+stages/; a rebuild with another price or utilization finds them there, decodes no run point and
+loads no numpy. Damaged or foreign stages and entries are misses, never a crash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cmpc.analysis import stage
+from cmpc.build.pipeline import build_spec
+from cmpc.ingest import cache as ingest_cache
+from cmpc.ingest.cachestage import FOLDER
+
+REPO = Path(__file__).resolve().parents[2]
+SHOWCASE = sorted(p.name for p in (REPO / "specs").glob("*.cmp"))
+
+
+def _build(spec: Path, out: Path, cache: Path | None, *sets: str) -> dict[str, bytes]:
+    outcome = build_spec(
+        str(spec),
+        out_dir=str(out),
+        sets=list(sets),
+        use_cache=cache is not None,
+        cache_dir=str(cache) if cache else None,
+    )
+    assert outcome.code == 0, outcome.diagnostics
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+def _price_sets(results: dict) -> list[list[str]]:
+    """A new price for the first priced system, and a new utilization (both price-like)."""
+    priced = [s["name"] for s in results["ir"]["systems"] if s["prices"]]
+    sets = [["cost.utilization=55%"]]
+    if priced:
+        sets.append([f"system.{priced[0]}.price=1.23 USD/gpu/h"])
+    return sets
+
+
+def _cold_then_warm(spec: Path, tmp: Path, sets: list[str]) -> tuple[dict, dict]:
+    """A warm build with `sets` after a cold one, and a cold build with `sets` in a new cache."""
+    cache = tmp / "cache"
+    _build(spec, tmp / "cold", cache)
+    warm = _build(spec, tmp / "warm", cache, *sets)
+    fresh = _build(spec, tmp / "fresh", tmp / "fresh-cache", *sets)
+    return warm, fresh
+
+
+@pytest.fixture
+def showcase(tmp_path: Path, monkeypatch) -> Path:
+    """A copy of specs/ (the specs and their data); the builds run from its folder."""
+    monkeypatch.delenv("CMPC_CACHE_DIR", raising=False)
+    shutil.copytree(REPO / "specs", tmp_path / "specs")
+    monkeypatch.chdir(tmp_path / "specs")  # reports name the spec from the working folder
+    return tmp_path / "specs"
+
+
+@pytest.mark.parametrize("name", SHOWCASE)
+def test_a_warm_price_rebuild_equals_a_cold_build_of_every_showcase_spec(showcase, name):
+    spec = showcase / name
+    results = json.loads(_build(spec, showcase.parent / "probe", None)["results.json"])
+    for i, sets in enumerate(_price_sets(results)):
+        warm, fresh = _cold_then_warm(spec, showcase.parent / f"round{i}", sets)
+        assert warm.keys() == fresh.keys()
+        for file in warm:
+            assert warm[file] == fresh[file], (name, sets, file)
+
+
+def _bench_sweep(root: Path) -> Path:
+    """The benchmark's sweep (benchmarks/build.py, seeded, labelled synthetic), 2x10^4 tokens."""
+    source = importlib.util.spec_from_file_location("bench_build", REPO / "benchmarks" / "build.py")
+    assert source is not None and source.loader is not None
+    bench = importlib.util.module_from_spec(source)
+    sys.modules.setdefault("bench_build", bench)  # its pool's workers find its functions
+    source.loader.exec_module(sys.modules["bench_build"])
+    bench = sys.modules["bench_build"]
+    bench.generate(root, 20_000)
+    return root / "vllm.cmp"
+
+
+def test_the_benchmark_sweep_rebuilds_warm_from_the_stage_alone(tmp_path, monkeypatch):
+    """Same bytes as a cold build with the price, and not one run point decoded on the way."""
+    monkeypatch.delenv("CMPC_CACHE_DIR", raising=False)
+    spec = _bench_sweep(tmp_path / "sweep")
+    monkeypatch.chdir(spec.parent)
+    cache = tmp_path / "cache"
+    _build(spec, tmp_path / "cold", cache)
+    assert list((cache / FOLDER).glob("*.json")), "the cold build stored its stage"
+
+    def decoded(self):
+        raise AssertionError("a warm rebuild decoded a cached run")
+
+    price = "system.beta.price=2.40 USD/gpu/h"
+    with monkeypatch.context() as m:
+        m.setattr(ingest_cache.LazyPoints, "_decoded", decoded)
+        warm = _build(spec, tmp_path / "warm", cache, price)
+    fresh = _build(spec, tmp_path / "fresh", tmp_path / "fresh-cache", price)
+    assert warm == fresh
+
+
+WARM = """
+import sys
+from cmpc.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exit:
+    assert not exit.code, exit.code
+print("numpy loaded:", "numpy._core" in sys.modules)
+"""
+
+
+def test_a_warm_rebuild_of_the_benchmark_sweep_never_loads_numpy(tmp_path, monkeypatch):
+    spec = _bench_sweep(tmp_path / "sweep")
+    env = {"CMPC_CACHE_DIR": str(tmp_path / "cache")}
+    monkeypatch.setenv("CMPC_CACHE_DIR", env["CMPC_CACHE_DIR"])
+
+    def child(*args: str) -> str:
+        run = subprocess.run(
+            [sys.executable, "-c", WARM, "build", str(spec), "--quiet", *args],
+            capture_output=True,
+            text=True,
+            cwd=spec.parent,
+        )
+        assert run.returncode == 0, run.stderr
+        return run.stdout.strip().splitlines()[-1]
+
+    assert child("-o", str(tmp_path / "cold")) == "numpy loaded: True"
+    price = "system.beta.price=2.40 USD/gpu/h"
+    assert child("-o", str(tmp_path / "warm"), "--set", price) == "numpy loaded: False"
+
+
+def _stage_files(cache: Path) -> list[Path]:
+    return sorted((cache / FOLDER).glob("*.json"))
+
+
+def _damaged(text: bytes) -> list[bytes]:
+    """A stage made unusable each way it can be: bytes, header, layout, body, steps."""
+    head, _, body = text.partition(b"\n")
+    header = json.loads(head)
+    steps = json.loads(body)
+    wrong_shape = {k: json.dumps({"unexpected": 1}) for k in steps}
+    wrong_layout = dict(header, layout=99)
+
+    def rehashed(new_steps: dict) -> bytes:
+        new_body = json.dumps(new_steps).encode()
+        new_head = dict(header, sha256=hashlib.sha256(new_body).hexdigest())
+        return json.dumps(new_head).encode() + b"\n" + new_body
+
+    return [
+        b"\x00garbage",
+        text[: len(text) // 2],  # truncated
+        json.dumps(wrong_layout).encode() + b"\n" + body,
+        head + b"\n" + body.replace(b"1", b"2", 1),  # a flipped digit: the checksum fails
+        rehashed(wrong_shape),  # well formed, checksummed, every step of the wrong shape
+        rehashed({k: "[1, 2" for k in steps}),  # steps that are not JSON
+    ]
+
+
+def test_a_damaged_or_foreign_stage_is_a_miss_never_a_crash(sweep, tmp_path, monkeypatch):
+    monkeypatch.chdir(sweep.parent)
+    cache = tmp_path / "cache"
+    price = "system.beta.price=2.10 USD/gpu/h"
+    _build(sweep, tmp_path / "cold", cache)
+    fresh = _build(sweep, tmp_path / "fresh", tmp_path / "fresh-cache", price)
+    (stored,) = _stage_files(cache)
+    original = stored.read_bytes()
+    for i, bad in enumerate(_damaged(original)):
+        stored.write_bytes(bad)
+        assert _build(sweep, tmp_path / f"warm{i}", cache, price) == fresh, i
+        stored.write_bytes(original)
+
+
+def test_a_cached_entry_whose_points_do_not_decode_is_read_again(sweep, tmp_path, monkeypatch):
+    """Its checksum matches but a point has the wrong type: found lazily, rebuilt eagerly."""
+    monkeypatch.chdir(sweep.parent)
+    cache = tmp_path / "cache"
+    _build(sweep, tmp_path / "cold", cache)
+    fresh = _build(sweep, tmp_path / "fresh", tmp_path / "fresh-cache")
+    entry = sorted((cache / "entries").rglob("*.json"))[0]
+    head, _, body = entry.read_bytes().partition(b"\n")
+    doc = json.loads(body)
+    stat = next(iter(doc["points"]))
+    doc["points"][stat][0][0] = 7  # `path` must be a string
+    body = json.dumps(doc).encode()
+    header = dict(json.loads(head), sha256=hashlib.sha256(body).hexdigest())
+    entry.write_bytes(json.dumps(header).encode() + b"\n" + body)
+    shutil.rmtree(cache / FOLDER)  # no stage: the analysis reads every point
+    assert _build(sweep, tmp_path / "again", cache) == fresh
+
+
+def test_a_stage_step_that_breaks_the_build_is_retried_without_the_stage(
+    sweep, tmp_path, monkeypatch
+):
+    """A step of the right shape with a value that fails later (a foreign stage): no stage."""
+    monkeypatch.chdir(sweep.parent)
+    cache = tmp_path / "cache"
+    price = "system.beta.price=2.10 USD/gpu/h"
+    _build(sweep, tmp_path / "cold", cache)
+    fresh = _build(sweep, tmp_path / "fresh", tmp_path / "fresh-cache", price)
+    (stored,) = _stage_files(cache)
+    head, _, body = stored.read_bytes().partition(b"\n")
+    steps = json.loads(body)
+    for key, text in steps.items():
+        value = json.loads(text)
+        if isinstance(value, dict) and "per_gpu" in value:  # a system's read
+            steps[key] = json.dumps(dict(value, per_gpu="not a number"))
+    new_body = json.dumps(steps).encode()
+    header = dict(json.loads(head), sha256=hashlib.sha256(new_body).hexdigest())
+    stored.write_bytes(json.dumps(header).encode() + b"\n" + new_body)
+    assert _build(sweep, tmp_path / "warm", cache, price) == fresh
+
+
+def _steps(spec: Path, *sets: str) -> dict[str, str]:
+    """The steps a build records (no cache folder: a memo of this process only)."""
+    from cmpc.analysis.results import analyze
+    from cmpc.compile import compile_spec
+    from cmpc.files import read_source
+    from cmpc.ingest.load import load_data
+
+    source, _ = read_source(str(spec))
+    assert source is not None
+    comparison = compile_spec(source, list(sets)).comparison
+    assert comparison is not None
+    data, _, _ = load_data(comparison, spec.resolve().parent)
+    memo = stage.Memo()
+    with stage.recording(memo):
+        analyze(comparison, data)
+    return memo.steps
+
+
+PRICE_LIKE = (
+    "cost.utilization=35%",
+    "system.alpha.price=9.99 USD/gpu/h",
+    "system.beta.price=0.10 USD/gpu/h",
+    "cost.max_price_age=1 days",
+)
+
+
+@pytest.mark.parametrize("price", PRICE_LIKE)
+def test_a_price_changes_no_recorded_step(sweep, price):
+    """Every step is recorded under the same key with the same value at any price: the steps
+    read no price-dependent field (what the key leaves out is what they do not read)."""
+    assert _steps(sweep, price) == _steps(sweep)
+
+
+def test_a_condition_that_is_not_a_price_changes_the_steps(sweep):
+    base = _steps(sweep)
+    for other in ("latency.statistic=p99", "tokens.count=output"):
+        changed = _steps(sweep, other)
+        assert changed.keys() != base.keys(), other
+
+
+def _leaves(doc: object, path: tuple = ()):
+    """(path, value) of every scalar in a JSON document."""
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            yield from _leaves(v, (*path, k))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            yield from _leaves(v, (*path, i))
+    else:
+        yield path, doc
+
+
+def _changed(doc: object, path: tuple) -> object:
+    """A deep copy of `doc` with the scalar at `path` changed."""
+    out = json.loads(json.dumps(doc))
+    holder = out
+    for step in path[:-1]:
+        holder = holder[step]
+    value = holder[path[-1]]
+    if isinstance(value, bool):
+        holder[path[-1]] = not value
+    elif isinstance(value, int | float):
+        holder[path[-1]] = value + 1
+    elif isinstance(value, str):
+        holder[path[-1]] = value + "x"
+    else:
+        holder[path[-1]] = 1
+    return out
+
+
+def _price_like(doc: dict, path: tuple) -> bool:
+    """Independently of cmpc.analysis.stage: what only costing reads (docs/architecture.md)."""
+    if path[0] == "cost":
+        return True
+    if path[0] == "systems" and path[2] in ("prices", "tco"):
+        return True
+    if path[0] == "sensitivity" and path[2] != "parameter":  # the axis' kind is not a price
+        return doc["sensitivity"][path[1]]["parameter"] in ("price", "utilization")
+    return path[:2] == ("fleet", "cost_cap_usd_per_million_tokens")
+
+
+@pytest.mark.parametrize("name", ["mi355x-vs-b300.cmp", "synthetic-sweep.cmp"])
+def test_the_key_changes_with_every_field_but_the_price_like_ones(name):
+    """Each scalar of the IR changed in turn: the price-free digest moves unless it is a price."""
+    from cmpc.compile import compile_spec
+    from cmpc.files import read_source
+
+    source, _ = read_source(str(REPO / "specs" / name))
+    assert source is not None
+    comparison = compile_spec(source, []).comparison
+    assert comparison is not None
+    doc = comparison.to_json()
+    base = stage.canonical(stage.price_free(doc))
+    seen = {True: 0, False: 0}
+    for path, _ in _leaves(doc):
+        moved = stage.canonical(stage.price_free(_changed(doc, path))) != base
+        price = _price_like(doc, path)
+        seen[price] += 1
+        assert moved is not price, path
+    assert seen[True] and seen[False]
