@@ -163,6 +163,7 @@ def _damaged(text: bytes) -> list[bytes]:
         head + b"\n" + body.replace(b"1", b"2", 1),  # a flipped digit: the checksum fails
         rehashed(wrong_shape),  # well formed, checksummed, every step of the wrong shape
         rehashed({k: "[1, 2" for k in steps}),  # steps that are not JSON
+        rehashed({k: "[" * 50_000 + "]" * 50_000 for k in steps}),  # nested past the stack
     ]
 
 

@@ -126,8 +126,8 @@ def recall(
     if text is not None:
         try:
             found = decode(json.loads(text))
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
-            del memo.steps[key]  # a damaged step is computed again
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+            del memo.steps[key]  # a damaged (or hostile, deeply nested) step is computed again
         else:
             memo.hits += 1
             return found
@@ -152,7 +152,7 @@ def recall_exact(
     if text is not None:
         try:
             found: object = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             found = None
         shaped = isinstance(found, list) and len(found) == size
         if isinstance(found, list) and shaped and all(isinstance(v, float) for v in found):
