@@ -89,20 +89,34 @@ class Key:
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """Digest of the reader and metric sources, so a changed reader never meets old entries."""
+    return package_digest(("metrics.py",), ("ingest", "traces"))
+
+
+def package_digest(files: tuple[str, ...], folders: tuple[str, ...]) -> str:
+    """Digest of these package files, every `.py` in these folders and the compiled extensions.
+
+    The extensions (the number scan, the resampling draws) are hashed as built, so a rebuilt
+    or patched extension never meets entries its old build made. "unknown" if unreadable.
+    """
     from importlib import resources
 
     root = resources.files("cmpc")
     digest = hashlib.sha256()
     try:
-        sources = [("metrics.py", root / "metrics.py")]
-        for folder in ("ingest", "traces"):
+        sources = [(name, root / name) for name in files]
+        for folder in folders:
             sources += sorted((f"{folder}/{p.name}", p) for p in (root / folder).iterdir()
                               if p.name.endswith(".py"))  # fmt: skip
+        sources += sorted((p.name, p) for p in root.iterdir() if _is_extension(p.name))
         for name, source in sources:
             digest.update(name.encode() + b"\0" + source.read_bytes() + b"\0")
     except OSError:
         return "unknown"  # sources not readable (e.g. a zip without them): version alone
     return digest.hexdigest()
+
+
+def _is_extension(name: str) -> bool:
+    return name.startswith("_fast") and name.endswith((".so", ".pyd"))
 
 
 def cache_dir(spec_dir: Path) -> Path:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from cmpc import __version__
 from cmpc.ingest import cachefs
+from cmpc.ingest.cache import package_digest
 from cmpc.limits import current
 
 STAGE_LAYOUT = 1
@@ -27,26 +28,13 @@ KIND = "cmpc-analysis-stage"
 FOLDER = "stages"
 # the modules whose code decides a figure; the IR's shape is in the key already
 CODE_FOLDERS = ("analysis", "compute", "ingest", "traces", "ir", "language")
-CODE_FILES = ("metrics.py", "__init__.py")
+CODE_FILES = ("metrics.py", "__init__.py", "report/figures.py")  # figures: the stored curve
 
 
 @lru_cache(maxsize=1)
 def analysis_fingerprint() -> str:
     """Digest of the source of every module that computes figures ("unknown" if unreadable)."""
-    from importlib import resources
-
-    root = resources.files("cmpc")
-    digest = hashlib.sha256()
-    try:
-        sources = [(name, root / name) for name in CODE_FILES]
-        for folder in CODE_FOLDERS:
-            sources += sorted((f"{folder}/{p.name}", p) for p in (root / folder).iterdir()
-                              if p.name.endswith(".py"))  # fmt: skip
-        for name, source in sources:
-            digest.update(name.encode() + b"\0" + source.read_bytes() + b"\0")
-    except OSError:
-        return "unknown"
-    return digest.hexdigest()
+    return package_digest(CODE_FILES, CODE_FOLDERS)
 
 
 def stage_key(
