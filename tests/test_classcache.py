@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import marshal
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -188,3 +191,20 @@ def test_a_class_replayed_or_left_to_dataclasses_is_made_as_dataclasses_makes_it
     monkeypatch.setattr(dataclasses, "_process_class", _classcache._original)
     assert replayed == [_define(CASES[case])] * 2
     assert (_classcache.replayed > before) == (case in ("plain", "factory", "base"))  # base: B
+
+
+@pytest.mark.parametrize("bad", [5, (5,), (("not code", "__init__", ()),), ((None, 1, 2, 3),)])
+def test_a_shape_record_of_another_layout_is_processed_afresh(tmp_path, bad):
+    """A damaged or foreign record of a class's shape never stops a start: the class is made
+    by dataclasses as if no record existed."""
+    misses()  # the real file holds this install's shapes
+    shapes = tmp_path / "shapes.marshal"
+    stamp, kept = marshal.loads(Path(_classcache._SHAPES_FILE).read_bytes())
+    shapes.write_bytes(marshal.dumps((stamp, {k: marshal.dumps(bad) for k in kept})))
+    probe = (
+        "import cmpc._classcache as c, os; c._SHAPES_FILE = os.environ['SHAPES'];"
+        "import cmpc.cli, cmpc.verbs.check"
+    )
+    env = dict(os.environ, SHAPES=str(shapes))
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
+    assert run.returncode == 0 and not run.stderr, run.stderr

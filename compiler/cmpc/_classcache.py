@@ -45,7 +45,7 @@ _FILE = os.path.join(_FOLDER, f"dataclass-code.{sys.implementation.cache_tag}.ma
 _SHAPES_FILE = os.path.join(_FOLDER, f"dataclass-shapes.{sys.implementation.cache_tag}.marshal")
 _MOST = 4096  # entries kept: past that the file starts over (old classes' texts go)
 _STAMP = f"{sys.version} marshalled-codes"  # older files (codes, not bytes) are not read
-_SHAPES_STAMP = f"{sys.version} class-shapes"
+_SHAPES_STAMP = f"{sys.version} class-shapes 1"  # 1: the layout of a step, (code, name, parameters)
 
 # The codes are read at the first text dataclasses runs: a start whose classes all replay
 # never reads them (a thousand texts, hashed as keys, were a twentieth of `cmpc check`).
@@ -267,9 +267,24 @@ def _steps(record, eq, frozen):
         steps = marshal.loads(record)
     except (EOFError, ValueError, TypeError):
         return None
+    if not isinstance(steps, tuple) or not all(map(_is_step, steps)):
+        return None  # a record of another layout, or damaged: the class is processed afresh
     if tuple(name for _, name, _ in steps) != _expected(eq, frozen):
         return None
     return steps
+
+
+def _is_step(step):
+    """Whether a recorded step has the layout `_record` writes: (code, name, parameter names)."""
+    if not isinstance(step, tuple) or len(step) != 3:
+        return False
+    maker, name, parameters = step
+    return (
+        isinstance(maker, types.CodeType)
+        and isinstance(name, str)
+        and isinstance(parameters, tuple)
+        and all(isinstance(p, str) for p in parameters)
+    )
 
 
 def _record(shape, cls, options, names):
