@@ -37,10 +37,17 @@ typedef struct {
         row[m >> 32]++;                                                                       \
     } while (0)
 
+/* whether a x b items of 8 bytes fit in a Py_ssize_t: the size checks below multiply only then,
+   so a huge `rows` cannot wrap round to a small buffer's length */
+static int fits8(Py_ssize_t a, Py_ssize_t b)
+{
+    return a >= 0 && b >= 0 && (b == 0 || a <= PY_SSIZE_T_MAX / 8 / b);
+}
+
 static int counts_buffer(Py_buffer *out, Py_ssize_t n, Py_ssize_t rows)
 {
     if (n < 1 || n > (Py_ssize_t)UINT32_MAX || rows < 0 || out->itemsize != 8 ||
-        out->len != (Py_ssize_t)(n * rows * 8) || !PyBuffer_IsContiguous(out, 'C')) {
+        !fits8(rows, n) || out->len != n * rows * 8 || !PyBuffer_IsContiguous(out, 'C')) {
         PyBuffer_Release(out);
         PyErr_SetString(PyExc_ValueError, "draw_counts: needs 1 <= n < 2**32 and rows * n int64");
         return -1;
@@ -182,7 +189,7 @@ static PyObject *percentile_ranks(PyObject *self, PyObject *args)
         return NULL;
     Py_ssize_t nq = qs.len / 8, width = rows > 0 ? counts.len / 8 / rows : 0;
     if (rows < 0 || m < 1 || m > width || qs.itemsize != 8 || qs.len != nq * 8 ||
-        int64_buffer(&counts, rows * width, "counts") || int64_buffer(&low, nq * rows, "low") ||
+        !fits8(nq, rows) || int64_buffer(&counts, rows * width, "counts") || int64_buffer(&low, nq * rows, "low") ||
         int64_buffer(&high, nq * rows, "high") || int64_buffer(&sizes, rows, "sizes")) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "percentile_ranks: needs 1 <= m <= width");
@@ -253,9 +260,9 @@ static PyObject *weighted_sums(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "y*nny*w*", &counts, &rows, &n, &table, &out))
         return NULL;
     Py_ssize_t k = n > 0 ? table.len / 8 / n : 0;
-    if (rows < 0 || n < 1 || counts.itemsize != 8 || counts.len != rows * n * 8 ||
-        table.itemsize != 8 || table.len != k * n * 8 || out.itemsize != 8 ||
-        out.len != rows * k * 8 || !PyBuffer_IsContiguous(&counts, 'C') ||
+    if (rows < 0 || n < 1 || !fits8(rows, n) || !fits8(rows, k) || counts.itemsize != 8 ||
+        counts.len != rows * n * 8 || table.itemsize != 8 || table.len != k * n * 8 ||
+        out.itemsize != 8 || out.len != rows * k * 8 || !PyBuffer_IsContiguous(&counts, 'C') ||
         !PyBuffer_IsContiguous(&table, 'C') || !PyBuffer_IsContiguous(&out, 'C')) {
         PyBuffer_Release(&counts);
         PyBuffer_Release(&table);

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -116,3 +119,29 @@ def test_bad_buffers_are_errors_not_crashes():
         )  # fmt: skip
     with pytest.raises(ValueError):
         _fastdraw.weighted_sums(np.zeros((2, 5), dtype=np.int32), 2, 5, np.zeros(5), np.empty(2))
+
+
+OVERFLOWING = """
+import subprocess
+import sys
+
+import numpy as np
+from cmpc import _fastdraw
+rng = np.random.default_rng(0)
+huge = 2**61 + 1  # times 8 bytes wraps round to 8: a one-item buffer's length
+for call in (
+    lambda: _fastdraw.weighted_sums(np.zeros(1, np.int64), huge, 1, np.zeros(1), np.zeros(1)),
+    lambda: _fastdraw.draw_counts(rng.bit_generator.capsule, 1, huge, np.zeros(1, np.int64)),
+):
+    try:
+        call()
+    except ValueError:
+        print("refused")
+"""
+
+
+def test_sizes_whose_byte_count_overflows_are_refused_not_written_past():
+    """rows x n x 8 is checked before it is multiplied: a wrapped product never passes."""
+    run = subprocess.run([sys.executable, "-c", OVERFLOWING], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr  # before: a segmentation fault (exit -11)
+    assert run.stdout.split() == ["refused", "refused"]
