@@ -99,6 +99,14 @@ def test_a_path_set_twice_was_the_spec_value(in_repo, tmp_path):
     assert [o["was"] for o in results["overrides"]] == ["70%", "70%"]
 
 
+@pytest.mark.parametrize("second", ["comparison.cost.utilization", "cost.utilization"])
+def test_a_path_set_twice_under_another_spelling_was_the_spec_value(in_repo, tmp_path, second):
+    """`comparison.` is the same path: the spec's 70% is what both replaced, said once."""
+    report, results = _build(tmp_path, NEWCOMER, ["cost.utilization=40%", f"{second}=50%"])
+    assert [o["was"] for o in results["overrides"]] == ["70%", "70%"]
+    assert "50%` in the spec" not in report and "`70%`, `70%`" not in report
+
+
 @pytest.mark.parametrize("spec", [SHOWCASE, NEWCOMER])
 def test_without_overrides_nothing_is_marked(in_repo, tmp_path, spec):
     report, results = _build(tmp_path, spec)

@@ -293,7 +293,7 @@ class Context:
         found = self.overrides_of(prefix)
         if not found:
             return Md("")
-        was = [o.get("was") for o in found if o.get("was") is not None]
+        was = list(dict.fromkeys(o.get("was") for o in found if o.get("was") is not None))
         if not was:
             return Md("set on the command line; not in the spec")
         shown = Md(", ").join(code(w, in_table=False) for w in was)

@@ -98,9 +98,7 @@ def apply_overrides(
                 ]
                 continue
             value = parsed.root.alternatives
-        steps = [ALIASES.get(s, s) for s in override.path.split(".") if s]
-        if steps and steps[0] == "comparison":
-            steps = steps[1:]
+        steps = _steps(override.path)
         was: list[str] = []
         new_root, problem = _set(root, steps, value, was)
         if problem:
@@ -120,10 +118,16 @@ def apply_overrides(
             continue
         root = new_root
         # a path set twice: the spec's value is what the first one replaced
-        first = next((o for o in applied[: n - 1] if o.path == override.path), None)
+        first = next((o for o in applied[: n - 1] if _steps(o.path) == steps), None)
         spec_value = first.was if first is not None else (was[0] if was else None)
         applied[n - 1] = replace(override, was=spec_value)
     return replace(spec, root=root), diagnostics, sources, applied
+
+
+def _steps(path: str) -> list[str]:
+    """A path's steps as the spec names them: aliases resolved, a leading `comparison` dropped."""
+    steps = [ALIASES.get(s, s) for s in path.split(".") if s]
+    return steps[1:] if steps and steps[0] == "comparison" else steps
 
 
 def _named(child: st.Entry, label: str) -> bool:
