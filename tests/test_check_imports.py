@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -42,3 +43,13 @@ def test_check_of_a_valid_spec_does_not_import(imported, module):
     code, modules = imported
     assert code == "0", "the spec should check cleanly"
     assert module not in modules
+
+
+def test_check_of_an_edited_spec_does_not_import_jsonschema(tmp_path):
+    """An IR the memo has not seen (a price edited) is found valid without jsonschema."""
+    price = f"1.{secrets.randbelow(10**6):06d} USD"  # a new IR: the memo cannot know it
+    edited = tmp_path / "edited.cmp"
+    edited.write_text(SPEC.read_text(encoding="utf-8").replace("1.50 USD", price, 1))
+    run = [sys.executable, "-c", PROBE, str(edited), "jsonschema"]
+    out = subprocess.run(run, capture_output=True, text=True, check=True, cwd=REPO).stdout.split()
+    assert out == ["0"]

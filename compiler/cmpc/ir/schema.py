@@ -9,6 +9,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from cmpc.diagnostics import Diagnostic, error
+from cmpc.ir.accept import accepts
 from cmpc.ir.model import Comparison
 from cmpc.jsontypes import JsonObject
 from cmpc.source import Span
@@ -107,14 +108,18 @@ def validate_ir(comparison: Comparison, origins: dict[str, Span]) -> list[Diagno
     """Schema errors of the IR, each placed at the spec text its IR path came from.
 
     A valid IR is remembered by content hash (like lark's grammar cache), so re-checking an
-    unchanged spec skips importing jsonschema, the largest part of `cmpc check`'s start-up.
+    unchanged spec skips even the walk; a changed one that `accepts` finds valid skips
+    importing jsonschema, which is asked only to word the problems of an invalid IR.
     """
     document = comparison.to_json()
     memo = _memo_path(document)
     folder = os.path.dirname(memo)
     if _memo_trusted(folder) and os.path.exists(memo):
         return []
-    problems = sorted(_validator().iter_errors(document), key=lambda e: list(map(str, e.path)))
+    if accepts(document, ir_schema()):
+        problems = []  # certainly valid: jsonschema (and its import) only to word problems
+    else:
+        problems = sorted(_validator().iter_errors(document), key=lambda e: list(map(str, e.path)))
     if not problems:
         try:
             if not os.path.isdir(folder):
