@@ -14,6 +14,7 @@ being d3's straight line. Their `sign` is d3's: zero counts as positive.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, overload
 
 
 def _sign(value: float) -> float:
@@ -59,14 +60,20 @@ def hermite(xs: Sequence[float], ys: Sequence[float], m: Sequence[float], target
     hh = xs[hi] - xs[lo]
     if hh == 0:
         return ys[lo]
-    t = (target - xs[lo]) / hh
+    h00, h10, h01, h11 = hermite_basis((target - xs[lo]) / hh)
+    return h00 * ys[lo] + h10 * hh * m[lo] + h01 * ys[hi] + h11 * hh * m[hi]
+
+
+@overload
+def hermite_basis(t: float) -> tuple[float, float, float, float]: ...
+@overload
+def hermite_basis(t: Any) -> tuple[Any, Any, Any, Any]: ...
+def hermite_basis(t: Any) -> tuple[Any, Any, Any, Any]:
+    """The cubic Hermite basis at `t` (a float, or a numpy array: the same operations in the
+    same order, so a batch of replicates reads bit for bit what one read gives)."""
     t2 = t * t
     t3 = t2 * t
-    h00 = 2 * t3 - 3 * t2 + 1
-    h10 = t3 - 2 * t2 + t
-    h01 = -2 * t3 + 3 * t2
-    h11 = t3 - t2
-    return h00 * ys[lo] + h10 * hh * m[lo] + h01 * ys[hi] + h11 * hh * m[hi]
+    return 2 * t3 - 3 * t2 + 1, t3 - 2 * t2 + t, -2 * t3 + 3 * t2, t3 - t2
 
 
 def calculator_value(xs: Sequence[float], ys: Sequence[float], target: float) -> float:

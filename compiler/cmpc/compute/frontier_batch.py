@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cmpc.compute.calculator import hermite_basis
 from cmpc.compute.frontier import AT_KNOT
 
 if TYPE_CHECKING:  # as in compute/frontier.py: numpy.typing would load numpy at import
@@ -195,13 +196,7 @@ def _calculator(fx, fy, n, k, at, X, Y) -> Floats:  # type: ignore[no-untyped-de
 
     lo, hi = k, k + 1
     hh = X(hi) - X(lo)
-    t = (at - X(lo)) / np.where(hh == 0, 1.0, hh)
-    t2 = t * t
-    t3 = t2 * t
-    h00 = 2 * t3 - 3 * t2 + 1
-    h10 = t3 - 2 * t2 + t
-    h01 = -2 * t3 + 3 * t2
-    h11 = t3 - t2
+    h00, h10, h01, h11 = hermite_basis((at - X(lo)) / np.where(hh == 0, 1.0, hh))
     raw = h00 * Y(lo) + h10 * hh * slope(lo) + h01 * Y(hi) + h11 * hh * slope(hi)
     raw = np.where(hh == 0, Y(lo), raw)
     # hermite's ends: the end value at or beyond a knot range's ends
