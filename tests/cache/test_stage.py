@@ -152,6 +152,8 @@ OFF_THE_WARM_PATH = (
     "cmpc.ingest.sketch",
     "cmpc.analysis.run_disagreements",
     "cmpc.analysis.run_facts",
+    "cmpc.analysis.slo_capacity",  # the sweep states no SLO
+    "cmpc.compute.capacity",  # nor a capacity block
 )
 
 WARM_IMPORTS = """
