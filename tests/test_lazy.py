@@ -46,6 +46,17 @@ def test_a_deferred_submodule_is_reachable_from_its_package():
     assert _run(code) == ["True", "True", "True"]
 
 
+def test_a_submodule_of_a_package_not_imported_yet_is_deferred_without_the_package():
+    code = (
+        "import sys; from cmpc import lazy; m = lazy.module('xml.dom.minidom');"
+        "print('xml' in sys.modules, 'xml.dom' in sys.modules, lazy.loaded('xml.dom.minidom'));"
+        "from xml.dom import minidom; same = minidom is m;"
+        "doc = m.parseString('<a/>').documentElement.tagName;"
+        "print(same, lazy.loaded('xml'), lazy.loaded('xml.dom.minidom'), doc)"
+    )
+    assert _run(code) == ["False", "False", "False", "True", "True", "True", "a"]
+
+
 def test_an_imported_module_is_returned_as_it_is():
     assert lazy.module("ast") is ast and lazy.loaded("ast")
 

@@ -75,15 +75,30 @@ def module(name: str) -> Any:
     stand_in.__spec__ = spec  # no __path__: importing a submodule loads the package first
     sys.modules[name] = stand_in
     parent, _, child = name.rpartition(".")
-    if parent and child not in vars(sys.modules[parent]):  # `import a.b` then `a.b.x` finds it
-        setattr(sys.modules[parent], child, stand_in)
+    holder = sys.modules.get(parent) if parent else None
+    if holder is not None and child not in vars(holder):  # `import a.b` then `a.b.x` finds it
+        setattr(holder, child, stand_in)
     return stand_in
 
 
 def _find_spec(name: str) -> Any:
-    """importlib.util.find_spec for a module not imported yet, without importing importlib.util."""
+    """importlib.util.find_spec for a module not imported yet, without importing importlib.util.
+
+    Nor its package: a package not imported yet (or deferred) is looked up by its own spec, so
+    a submodule can be deferred without importing the package's __init__ (which imports it first
+    when the submodule is loaded, as `import a.b` does).
+    """
     parent = name.rpartition(".")[0]
-    path = importlib.import_module(parent).__path__ if parent else None
+    path = None
+    if parent:
+        found = sys.modules.get(parent)
+        if found is not None and not isinstance(found, _Deferred):
+            path = found.__path__
+        else:
+            spec = found.__spec__ if found is not None else _find_spec(parent)
+            path = spec.submodule_search_locations if spec is not None else None
+            if path is None:  # no such package, or not a package: import_module will say
+                return None
     for finder in sys.meta_path:
         spec = finder.find_spec(name, path) if hasattr(finder, "find_spec") else None
         if spec is not None:

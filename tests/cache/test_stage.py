@@ -139,6 +139,61 @@ def test_a_warm_rebuild_of_the_benchmark_sweep_never_loads_numpy(tmp_path, monke
     assert child("-o", str(tmp_path / "warm"), "--set", price) == "numpy loaded: False"
 
 
+# What a warm hit never runs: the trace readers and the reduction's metrics, pooling, resampling
+# and sketches (only a cache miss reads a file), and the analysis steps the stage recalls.
+OFF_THE_WARM_PATH = (
+    "numpy",
+    "cmpc.traces",
+    "cmpc.traces.jsonscan",
+    "cmpc.traces.where",
+    "cmpc.metrics",
+    "cmpc.ingest.pooling",
+    "cmpc.ingest.resample",
+    "cmpc.ingest.sketch",
+    "cmpc.analysis.run_disagreements",
+    "cmpc.analysis.run_facts",
+    "cmpc.analysis.slo_capacity",  # the sweep states no SLO
+    "cmpc.compute.capacity",  # nor a capacity block
+)
+
+WARM_IMPORTS = """
+import sys
+from cmpc import lazy
+from cmpc.cli import main
+from cmpc.ingest import cache
+cache.RACY_SECONDS = -10.0  # a sweep just written counts as settled, as a kept one's files are
+try:
+    main(sys.argv[2:])
+except SystemExit as exit:
+    assert not exit.code, exit.code
+print("imported:", " ".join(m for m in sys.argv[1].split(",") if lazy.loaded(m)) or "none")
+"""
+
+
+def test_a_warm_rebuild_imports_nothing_that_only_a_miss_or_the_analysis_uses(
+    tmp_path, monkeypatch
+):
+    """Not only numpy: each module listed is fixed cost a warm `--set` of a price never uses."""
+    spec = _bench_sweep(tmp_path / "sweep")
+    monkeypatch.setenv("CMPC_CACHE_DIR", str(tmp_path / "cache"))
+
+    def child(*args: str) -> str:
+        script = [sys.executable, "-c", WARM_IMPORTS, ",".join(OFF_THE_WARM_PATH)]
+        run = subprocess.run(
+            [*script, "build", str(spec), "--quiet", *args],
+            capture_output=True,
+            text=True,
+            cwd=spec.parent,
+        )
+        assert run.returncode == 0, run.stderr
+        return run.stdout.strip().splitlines()[-1]
+
+    cold = child("-o", str(tmp_path / "cold"))
+    assert "cmpc.traces" in cold and "cmpc.metrics" in cold  # the list names what a miss runs
+    price = "system.beta.price=2.40 USD/gpu/h"
+    assert child("-o", str(tmp_path / "warm"), "--set", price) == "imported: none"
+
+
 def _stage_files(cache: Path) -> list[Path]:
     return sorted((cache / FOLDER).glob("*.json"))
 

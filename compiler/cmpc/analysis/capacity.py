@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from cmpc import lazy
 from cmpc.analysis import types as T
 from cmpc.analysis.hardware import gpu_count
-from cmpc.compute.capacity import AttentionKv, LatentKv, fewest_cards, memory_needed, weight_bytes
 from cmpc.diagnostics import Diagnostic, warning
 from cmpc.ir import model as ir
+
+if TYPE_CHECKING:
+    from cmpc.compute import capacity as memory
+else:  # only a spec with a capacity block sizes memory (fractions and its tables)
+    memory = lazy.module("cmpc.compute.capacity")
 
 
 def capacity(c: ir.Comparison) -> T.CapacityResult | None:
@@ -16,23 +23,23 @@ def capacity(c: ir.Comparison) -> T.CapacityResult | None:
         return None
     weights = cap.weight_bytes
     if weights is None and cap.params is not None and cap.weight_dtype:
-        weights = weight_bytes(cap.params, cap.weight_dtype)
-    kv: LatentKv | AttentionKv
+        weights = memory.weight_bytes(cap.params, cap.weight_dtype)
+    kv: memory.LatentKv | memory.AttentionKv
     # the checker refuses a capacity without `layers`, and without `latent_dim` or both
     # `kv_heads` and `head_dim` (E106)
     assert cap.layers is not None
     if cap.latent_dim is not None:
-        kv = LatentKv(cap.layers, cap.latent_dim, cap.rope_dim or 0, cap.kv_dtype)
+        kv = memory.LatentKv(cap.layers, cap.latent_dim, cap.rope_dim or 0, cap.kv_dtype)
     else:
         assert cap.kv_heads is not None and cap.head_dim is not None
-        kv = AttentionKv(cap.layers, cap.kv_heads, cap.head_dim, cap.kv_dtype)
-    need = memory_needed(
+        kv = memory.AttentionKv(cap.layers, cap.kv_heads, cap.head_dim, cap.kv_dtype)
+    need = memory.memory_needed(
         weights or 0.0, kv.bytes_per_token, cap.context_tokens or 0, cap.concurrency
     )
     per_system: list[T.CapacitySystem] = []
     for s in c.systems:
         usable = s.usable_memory_bytes or s.memory_bytes
-        cards = fewest_cards(need.total, usable, cap.reserve).cards if usable else None
+        cards = memory.fewest_cards(need.total, usable, cap.reserve).cards if usable else None
         per_system.append(
             {
                 "system": s.name,

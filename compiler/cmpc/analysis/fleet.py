@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cmpc import lazy
 from cmpc.analysis import types as T
 from cmpc.analysis.economics import hourly_cost
 from cmpc.analysis.hardware import gpu_count, used_share
@@ -36,9 +38,13 @@ from cmpc.compute.frontier_batch import along_latency
 from cmpc.compute.intervals import lower_bound
 from cmpc.diagnostics import Diagnostic, warning
 from cmpc.ingest.points import RunPoint, SystemData
-from cmpc.ingest.resample import unpack
 from cmpc.ir import model as ir
 from cmpc.language import vocabulary as V
+
+if TYPE_CHECKING:
+    from cmpc.ingest import resample
+else:  # only read when the runs were resampled: not on a rebuild from the stage
+    resample = lazy.module("cmpc.ingest.resample")
 
 METHOD = (
     "cost per million tokens = price per GPU-hour / (tokens per used GPU-hour x utilization x "
@@ -196,7 +202,7 @@ def _output_rows(system: ir.System, reps: SystemReplicates) -> np.ndarray:
     rows = []
     for r in reps.runs:
         denominator = gpus or r.point.gpus or math.nan
-        packed = unpack(r.point.resampled or "", reps.resamples)
+        packed = resample.unpack(r.point.resampled or "", reps.resamples)
         rows.append(
             packed[2] / denominator if packed.shape[0] > 2 else np.full(r.latency_s.shape, np.nan)
         )

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cmpc import lazy
 from cmpc.analysis import types as T
 from cmpc.analysis.reads import measured_runs
-from cmpc.analysis.slo_capacity import capacity_at_slo
 from cmpc.analysis.stage import recall, same
 from cmpc.analysis.uncertainty import (
     Reads,
@@ -25,6 +25,11 @@ from cmpc.compute.intervals import within_noise
 from cmpc.compute.percentile import pack, quotient_interval, unpack
 from cmpc.ingest.points import SystemData
 from cmpc.ir import model as ir
+
+if TYPE_CHECKING:
+    from cmpc.analysis import slo_capacity
+else:  # only a spec with an SLO reads capacity at it
+    slo_capacity = lazy.module("cmpc.analysis.slo_capacity")
 
 
 def settings(comparison: ir.Comparison) -> T.UncertaintyConditions:
@@ -64,7 +69,7 @@ def with_intervals(
         if comparison.latency.percentile_slo:  # costed: read from the runs at every build
             runs = measured_runs(comparison, data, system)
             reps = replicates_of(comparison, system, runs)
-            result["capacity_at_slo"], capacity[system.name] = capacity_at_slo(
+            result["capacity_at_slo"], capacity[system.name] = slo_capacity.capacity_at_slo(
                 comparison, system, result, runs, reps
             )
         else:

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
+from cmpc import lazy
 from cmpc.analysis import types as T
 from cmpc.analysis.comparisons import LOAD_KEYS
 from cmpc.ingest.points import RunPoint
-from cmpc.ingest.pooling import pooled
 from cmpc.ir import model as ir
+
+if TYPE_CHECKING:
+    from cmpc.ingest import pooling
+else:  # pooled only when the stage has not remembered it
+    pooling = lazy.module("cmpc.ingest.pooling")
 
 SHOWN = ("median", "p90", "p99")  # with the spec's own statistic when it is another percentile
 
@@ -47,7 +53,7 @@ def pooled_repetitions(
         parts = [p for r in members if (p := pools.get((r.path, r.index))) is not None]
         if len(members) < 2 or len(parts) < len(members):
             continue
-        found = pooled(parts, qs, latency.percentile_method)
+        found = pooling.pooled(parts, qs, latency.percentile_method)
         if found is None:
             continue
         ordered = sorted(members, key=lambda r: (r.label, r.index))

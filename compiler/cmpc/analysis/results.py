@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import partial
+from typing import TYPE_CHECKING
 
+from cmpc import lazy
 from cmpc.analysis import types as T
 from cmpc.analysis.capacity import capacity, capacity_warnings
 from cmpc.analysis.claims import claim_combinations, claim_result
@@ -13,13 +14,17 @@ from cmpc.analysis.disclosure import disclosure
 from cmpc.analysis.figures import figures
 from cmpc.analysis.fleet import fleet
 from cmpc.analysis.intervals import settings, with_intervals
-from cmpc.analysis.run_disagreements import disagreements
-from cmpc.analysis.run_facts import run_facts
 from cmpc.analysis.sensitivity import sensitivity
 from cmpc.analysis.stage import diagnostics_json, diagnostics_of, recall, same
 from cmpc.diagnostics import Diagnostic
 from cmpc.ingest.points import SystemData
 from cmpc.ir import model as ir
+
+if TYPE_CHECKING:
+    from cmpc.analysis import run_disagreements, run_facts
+else:  # a rebuild from the stage recalls both steps: it imports neither (their patterns: 4 ms)
+    run_disagreements = lazy.module("cmpc.analysis.run_disagreements")
+    run_facts = lazy.module("cmpc.analysis.run_facts")
 
 
 def analyze(
@@ -48,7 +53,14 @@ def analyze(
         "disclosure": disclosure(
             comparison,
             at_spec.systems,
-            recall("run-facts", comparison, None, partial(run_facts, comparison, data), same, same),
+            recall(
+                "run-facts",
+                comparison,
+                None,
+                lambda: run_facts.run_facts(comparison, data),
+                same,
+                same,
+            ),
         ),
         "uncertainty": settings(comparison),
         "fleet": fleet_reads,
@@ -57,7 +69,7 @@ def analyze(
         "disagreements",
         comparison,
         None,
-        partial(disagreements, comparison, data),
+        lambda: run_disagreements.disagreements(comparison, data),
         diagnostics_json,
         diagnostics_of,
     )

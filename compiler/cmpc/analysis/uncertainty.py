@@ -11,9 +11,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cmpc import lazy
 from cmpc.analysis import types as T
 from cmpc.analysis.comparisons import LOAD_KEYS
 from cmpc.analysis.hardware import gpu_count
@@ -30,8 +32,12 @@ from cmpc.compute.accounting import counted_tokens, split_input
 from cmpc.compute.frontier_batch import along_latency, read_batch, read_batch_latency
 from cmpc.compute.intervals import Interval, interval, lower_bound, spread, within_noise
 from cmpc.ingest.points import RunPoint
-from cmpc.ingest.resample import unpack
 from cmpc.ir import model as ir
+
+if TYPE_CHECKING:
+    from cmpc.ingest import resample
+else:  # only read when the runs were resampled: not on a rebuild from the stage
+    resample = lazy.module("cmpc.ingest.resample")
 
 RUNS_SEED = 0x5EED  # the stream that draws repetitions (runs), apart from each run's own
 BOUND_NOTE = (
@@ -93,7 +99,7 @@ def replicates_of(
         denominator = gpus or rp.gpus
         if rp.resampled is None or not rp.resamples or not denominator:
             return None  # a run without per-request data: no interval for the system
-        rows = unpack(rp.resampled, rp.resamples)
+        rows = resample.unpack(rp.resampled, rp.resamples)
         if rows.shape[0] < 4:
             return None
         size = rp.resamples

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from cmpc import __version__
+from cmpc import __version__, lazy
 from cmpc.analysis import types as T
 from cmpc.analysis.results import analyze
 from cmpc.analysis.stage import StageUnusable, recording
@@ -27,8 +27,6 @@ from cmpc.ingest.cluster import connected, scheduler_address
 from cmpc.ingest.load import Input, load_data
 from cmpc.ingest.reduce import Progress
 from cmpc.ingest.remote import is_url
-from cmpc.ingest.sketch import available as sketch_available
-from cmpc.ingest.sketch import sketch_condition
 from cmpc.ir import model as ir
 from cmpc.jsontypes import JsonObject
 from cmpc.outcome import Outcome
@@ -39,6 +37,10 @@ from cmpc.syntax.overrides import Override
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor  # logging and more: 5 ms, for a type
+
+    from cmpc.ingest import sketch
+else:
+    sketch = lazy.module("cmpc.ingest.sketch")  # numpy, for `--sketch` only
 
 RESULTS_VERSION = "1"
 
@@ -161,7 +163,7 @@ def _compute_build(
     diagnostics += unknown_exports(options.exports)
     if has_errors(diagnostics):
         return failed()
-    if options.sketch is not None and not sketch_available():
+    if options.sketch is not None and not sketch.available():
         diagnostics.append(
             error(
                 "E509",
@@ -203,7 +205,7 @@ def _compute_build(
     results = _envelope(analysis, comparison, source, inputs, overrides, reported)
     if options.sketch is not None:
         results["conditions"]["percentile_sketch"] = cast(
-            T.PercentileSketch, sketch_condition(options.sketch)
+            T.PercentileSketch, sketch.sketch_condition(options.sketch)
         )
     files: dict[str, str | bytes] = {
         "results.json": json.dumps(results, sort_keys=True, indent=2) + "\n"

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from cmpc.metrics import RunMetrics, percentiles
-from cmpc.traces.where import Filter
+from cmpc import lazy
+
+if TYPE_CHECKING:
+    from cmpc import metrics as run_metrics
+    from cmpc.metrics import RunMetrics
+    from cmpc.traces import where as filters
+else:  # only a reduction reads them: a rebuild from the cache imports neither (nor numpy)
+    run_metrics = lazy.module("cmpc.metrics")
+    filters = lazy.module("cmpc.traces.where")
 
 # The percentiles kept of each run's per-request TTFT and TPOT, for the latency CDF figures.
 CDF_PERCENTILES = tuple(float(q) for q in range(0, 101, 2))
@@ -63,7 +71,7 @@ class SystemData:
 
 def matches(fields: Mapping[str, object], where: Iterable[tuple[str, str]]) -> bool:
     """A spec's `where` pairs, compared as `cmpc sweep --where` compares them."""
-    return all(Filter(key, value).matches(fields) for key, value in where)
+    return all(filters.Filter(key, value).matches(fields) for key, value in where)
 
 
 REPLICATE_ROWS = ("latency_s", "input_tok_s", "output_tok_s", "cached_tok_s")
@@ -108,5 +116,5 @@ def _quantiles(metrics: RunMetrics) -> dict[str, tuple[float, ...]]:
     for metric in CDF_METRICS:
         x = metrics.samples.get(metric)
         if x is not None and x.size:
-            out[metric] = tuple(percentiles(x, CDF_PERCENTILES, metrics.method))
+            out[metric] = tuple(run_metrics.percentiles(x, CDF_PERCENTILES, metrics.method))
     return out

@@ -11,19 +11,32 @@ from typing import TYPE_CHECKING
 
 from cmpc import lazy
 from cmpc.diagnostics import Diagnostic, error, warning
-from cmpc.ingest import pooling, remote, resample, sketch
+from cmpc.ingest import remote
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
 from cmpc.ingest.points import RunPoint, matches, run_point
-from cmpc.metrics import per_request, summarize  # imported before workers fork, not in each
-from cmpc.traces import Run, companions, load_runs, readpass, skips_gaps
 
 if TYPE_CHECKING:
     import multiprocessing
     from concurrent import futures
     from concurrent.futures import Executor, Future
+
+    from cmpc import metrics as run_metrics
+    from cmpc import traces
+    from cmpc.ingest import pooling, resample, sketch
+    from cmpc.traces import Run, readpass
 else:  # only a pool or a cluster needs them: 5-10 ms of imports (logging, sockets, pickle)
     multiprocessing = lazy.module("multiprocessing")
     futures = lazy.module("concurrent.futures")
+    # only a miss reads and reduces a file: a build whose every file is cached imports none
+    # of the readers, metrics, pooling or resampling (nor numpy); loaded before workers fork
+    traces = lazy.module("cmpc.traces")
+    readpass = lazy.module("cmpc.traces.readpass")
+    run_metrics = lazy.module("cmpc.metrics")
+    pooling = lazy.module("cmpc.ingest.pooling")
+    resample = lazy.module("cmpc.ingest.resample")
+    sketch = lazy.module("cmpc.ingest.sketch")
+
+READERS = ("cmpc.traces", "cmpc.metrics", "cmpc.ingest.pooling", "cmpc.ingest.resample")
 
 Progress = Callable[[int, int], None]
 WORKER_BYTES = 64 << 20  # a forked worker's own memory once refcounts copy its pages (measured)
@@ -100,7 +113,7 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
     try:  # a systems JSON beside the file changes the reading: its hash joins the key
         beside: str | None = "".join(
             "+" + (cache.file_sha256(Path(b)) if cache else sha256_of(Path(b)))
-            for b in companions(task.path, task.root)
+            for b in traces.companions(task.path, task.root)
         )
     except OSError:
         beside = None  # load_runs below names the file and the reason
@@ -192,7 +205,7 @@ def _reduce(task: Task, sha256: Callable[[], str] = lambda: "") -> tuple[Reduced
     `sha256` gives the file's hash (the resampling seed), asked for after the read and only
     when the task resamples.
     """
-    loaded, problems = load_runs(
+    loaded, problems = traces.load_runs(
         task.path, format=task.format, gaps=task.reads_gaps, root=task.root
     )
     kept = [r for r in loaded if matches(r.fields, task.where)]
@@ -211,7 +224,7 @@ def reduce_runs(
     points: dict[str, list[RunPoint]] = {s: [] for s in task.statistics}
     for run in kept:
         sketched, pool = _sketched(run, task) if task.sketch is not None else ({}, None)
-        metrics = summarize(
+        metrics = run_metrics.summarize(
             run,
             percentiles=percentiles,
             slos=dict(task.slos) or None,
@@ -260,7 +273,7 @@ def _sketched(run: Run, task: Task) -> tuple[dict[str, float], str | None]:
     assert task.sketch is not None
     names = [s for s in task.statistics if s == "median" or s.startswith("p")]
     qs = {s: (50.0 if s == "median" else float(s[1:])) / 100.0 for s in names}
-    values = per_request(run).get(task.metric)
+    values = run_metrics.per_request(run).get(task.metric)
     if values is None or not values.size:
         return {}, None
     bins = sketch.sketch_of(values, task.sketch)
@@ -322,7 +335,8 @@ def reduce_all(
         methods = multiprocessing.get_all_start_methods()
         # fork shares the already imported readers; elsewhere the platform's default
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        lazy.load("numpy")  # before the fork, as the readers are: not once in every worker
+        for name in ("numpy", *READERS):  # before the fork: not once in every worker
+            lazy.load(name)
         pool = futures.ProcessPoolExecutor(max_workers=workers, mp_context=context)
         try:
             _collect(pool, todo, cache, done, progress, total, slots=workers)
@@ -425,7 +439,7 @@ def _failure(future: Future[Done]) -> str | None:
 def _held(task: Task) -> int:
     """Bytes a worker holds for the task: about the file's size, or nothing much when the
     reader leaves the chunk gaps (the bulk of a trace) unread."""
-    if not task.reads_gaps and task.format is not None and skips_gaps(task.format):
+    if not task.reads_gaps and task.format is not None and traces.skips_gaps(task.format):
         return 0
     return _size(task.path)
 

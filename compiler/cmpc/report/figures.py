@@ -5,11 +5,16 @@ from __future__ import annotations
 import csv
 import io
 import math
-import textwrap
 from typing import TYPE_CHECKING, Any
 
+from cmpc import lazy
+
 if TYPE_CHECKING:
+    import textwrap
+
     from typing_extensions import TypeIs  # typing.TypeIs from Python 3.13
+else:  # only bar charts wrap their category labels: not every report draws one
+    textwrap = lazy.module("textwrap")
 
 from cmpc.analysis.stage import recall_exact
 from cmpc.compute.frontier import Method, Point, by_latency, read_at, steffen_curve
