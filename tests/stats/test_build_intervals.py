@@ -160,3 +160,16 @@ def test_the_how_sure_table_has_one_number_of_decimals(tmp_path):
     numbers += [n for row in table for n in re.findall(r"\d[\d,]*(?:\.\d+)?", row.split("|")[3])]
     assert len(numbers) == 6
     assert {len(n.split(".")[1]) if "." in n else 0 for n in numbers} == {1}
+
+
+def test_a_bound_ratio_gives_its_cost_ratio_no_interval_either(tmp_path):
+    """Every run of beta beats a 10 s P90 e2el target: the throughput ratio is an upper bound,
+    so the cost ratio at the declared prices is a lower bound, and neither gets two ends."""
+    sets = ("latency.metric=e2el", "latency.target=10 s")
+    results, report, _ = build(SPECS / "synthetic-sweep.cmp", tmp_path / "out", *sets)
+    head = results["headline"]
+    assert head["bound"] == "upper" and head["cost_ratio"] is not None
+    assert head["throughput_ratio_ci"] is None and head["cost_ratio_ci"] is None
+    assert head["cost_within_noise"] is None
+    headline = next(line for line in report.splitlines() if line.startswith("**alpha"))
+    assert "95% CI" not in headline and "at least" in headline

@@ -151,6 +151,8 @@ def _price_free_headline(
         return {"found": found, "ratios": None, "exact": False}  # costed another way
     if head["throughput_ratio"] is None or not head["per_gpu_throughput_ratio"]:
         return {"found": found, "ratios": None, "exact": True}
+    if head["bound"] is not None:  # a bound ratio's cost is a bound too: no interval either
+        return {"found": found, "ratios": None, "exact": True}
     if not a.point or not b.point:
         return {"found": found, "ratios": None, "exact": True}
     with np.errstate(divide="ignore", invalid="ignore"):
