@@ -170,3 +170,14 @@ def test_mutated_real_specs_never_crash(data):
     assume(spec is not None)
     once = format_spec(spec, mutated)
     assert parse(once) == spec
+
+
+@pytest.mark.parametrize(
+    "path",
+    [*sorted(REPO.glob("specs/*.cmp")), REPO / "compiler" / "cmpc" / "verbs" / "starter.cmp"],
+    ids=lambda p: p.name,
+)
+def test_shipped_specs_are_in_canonical_form(path: Path):
+    """`cmpc fmt --check specs/*.cmp` passes: what users copy is what `cmpc fmt` writes."""
+    text = path.read_text(encoding="utf-8")
+    assert fmt(text) == text
