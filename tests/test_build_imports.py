@@ -2,25 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.loaded import modules_loaded
 
-# a build through the command line in a fresh interpreter, then the modules it imported
-BUILD = """
-import json, sys
-from cmpc.cli import main
-try:
-    main(sys.argv[1:])
-except SystemExit as exit:
-    assert not exit.code, exit.code
-from cmpc import lazy
-print(json.dumps(sorted(m for m in sys.modules if lazy.loaded(m))))  # not a lazy stand-in
-"""
+REPO = Path(__file__).resolve().parents[1]
 
 # what only a pool, a cluster, `--export`, `--require`, `--format html` or `--png` needs, and
 # numpy.ma, which np.percentile imports to deduplicate its ranks (about 15 ms)
@@ -39,14 +26,9 @@ NOT_NEEDED = (
 
 
 def _imported(spec: Path, *args: str) -> set[str]:
-    run = subprocess.run(
-        [sys.executable, "-c", BUILD, "build", str(spec), "--quiet", *args],
-        capture_output=True,
-        text=True,
-        cwd=spec.parent,
-    )
-    assert run.returncode == 0, run.stderr
-    return set(json.loads(run.stdout.strip().splitlines()[-1]))
+    code, modules = modules_loaded("build", str(spec), "--quiet", *args, cwd=spec.parent)
+    assert code == 0
+    return modules
 
 
 def _sweep(tmp_path: Path) -> Path:

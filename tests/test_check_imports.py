@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import secrets
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.loaded import modules_loaded
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "specs" / "mi355x-vs-b300.cmp"
@@ -22,26 +22,18 @@ NOT_ON_THE_CHECK_PATH = (
     *("pathlib", "urllib.parse", "ipaddress"),  # the spec and the memo are read by string paths
     *("cmpc.check.capacity", "cmpc.check.claims", "cmpc.check.uncertainty", "cmpc.check.fleet"),
 )
-PROBE = """
-import sys, cmpc.cli
-from cmpc import lazy
-code = cmpc.cli.main(["check", sys.argv[1]])
-print(code, " ".join(sorted(m for m in sys.argv[2:] if lazy.loaded(m))))
-"""
 
 
 @pytest.fixture(scope="module")
-def imported() -> tuple[str, set[str]]:
-    run = [sys.executable, "-c", PROBE, str(SPEC), *NOT_ON_THE_CHECK_PATH]
-    subprocess.run(run, capture_output=True, check=True)  # notes the IR valid (ir/schema.py)
-    out = subprocess.run(run, capture_output=True, text=True, check=True).stdout.split()
-    return out[0], set(out[1:])
+def imported() -> tuple[int, set[str]]:
+    modules_loaded("check", str(SPEC), cwd=REPO)  # notes the IR valid (ir/schema.py)
+    return modules_loaded("check", str(SPEC), cwd=REPO)
 
 
 @pytest.mark.parametrize("module", NOT_ON_THE_CHECK_PATH)
 def test_check_of_a_valid_spec_does_not_import(imported, module):
     code, modules = imported
-    assert code == "0", "the spec should check cleanly"
+    assert code == 0, "the spec should check cleanly"
     assert module not in modules
 
 
@@ -50,6 +42,5 @@ def test_check_of_an_edited_spec_does_not_import_jsonschema(tmp_path):
     price = f"1.{secrets.randbelow(10**6):06d} USD"  # a new IR: the memo cannot know it
     edited = tmp_path / "edited.cmp"
     edited.write_text(SPEC.read_text(encoding="utf-8").replace("1.50 USD", price, 1))
-    run = [sys.executable, "-c", PROBE, str(edited), "jsonschema"]
-    out = subprocess.run(run, capture_output=True, text=True, check=True, cwd=REPO).stdout.split()
-    assert out == ["0"]
+    code, modules = modules_loaded("check", str(edited), cwd=REPO)
+    assert code == 0 and "jsonschema" not in modules

@@ -7,29 +7,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.loaded import modules_loaded
+
 REPO = Path(__file__).resolve().parents[1]
 
-# a build through the command line, in a fresh interpreter; then whether numpy was loaded
-BUILD = """
-import sys
-from cmpc.cli import main
-try:
-    main(sys.argv[1:])
-except SystemExit as exit:
-    assert not exit.code, exit.code
-print("numpy loaded:", "numpy._core" in sys.modules)
-"""
 
-
-def _build(spec: Path, out: Path, *args: str) -> str:
-    run = subprocess.run(
-        [sys.executable, "-c", BUILD, "build", str(spec), "-o", str(out), "--quiet", *args],
-        capture_output=True,
-        text=True,
-        cwd=spec.parent,
-    )
-    assert run.returncode == 0, run.stderr
-    return run.stdout.strip().splitlines()[-1]
+def _numpy_loaded(spec: Path, out: Path, *args: str) -> bool:
+    """Whether `cmpc build` in a fresh interpreter loaded numpy itself (not its stand-in)."""
+    args = ("build", str(spec), "-o", str(out), "--quiet", *args)
+    code, modules = modules_loaded(*args, cwd=spec.parent)
+    assert code == 0
+    return "numpy" in modules
 
 
 def _same_outputs(a: Path, b: Path) -> None:
@@ -47,7 +35,7 @@ def test_a_build_of_reported_figures_never_loads_numpy(tmp_path, monkeypatch):
     spec = tmp_path / "spec.cmp"
     shutil.copy(REPO / "specs" / "mi355x-vs-b300.cmp", spec)
     price = "system.b300.price=2.40 USD/gpu/h"
-    assert _build(spec, tmp_path / "lazy", "--set", price) == "numpy loaded: False"
+    assert not _numpy_loaded(spec, tmp_path / "lazy", "--set", price)
     eager = build_spec(str(spec), out_dir=str(tmp_path / "eager"), sets=[price])  # numpy loaded
     assert eager.code == 0, eager.diagnostics
     _same_outputs(tmp_path / "lazy", tmp_path / "eager")
@@ -61,7 +49,7 @@ def test_a_build_that_reads_runs_loads_numpy_at_first_use(tmp_path, monkeypatch)
     shutil.copytree(REPO / "specs" / "data" / "synthetic", tmp_path / "data" / "synthetic")
     spec = tmp_path / "sweep.cmp"
     shutil.copy(REPO / "specs" / "synthetic-sweep.cmp", spec)
-    assert _build(spec, tmp_path / "lazy", "--no-cache") == "numpy loaded: True"
+    assert _numpy_loaded(spec, tmp_path / "lazy", "--no-cache")
     eager = build_spec(str(spec), out_dir=str(tmp_path / "eager"))
     assert eager.code == 0, eager.diagnostics
     _same_outputs(tmp_path / "lazy", tmp_path / "eager")

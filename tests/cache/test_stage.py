@@ -11,7 +11,6 @@ import hashlib
 import importlib.util
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from cmpc.analysis import stage
 from cmpc.build.pipeline import build_spec
 from cmpc.ingest import cache as ingest_cache
 from cmpc.ingest.cachestage import FOLDER
+from tests.loaded import modules_loaded
 
 REPO = Path(__file__).resolve().parents[2]
 SHOWCASE = sorted(p.name for p in (REPO / "specs").glob("*.cmp"))
@@ -108,35 +108,20 @@ def test_the_benchmark_sweep_rebuilds_warm_from_the_stage_alone(tmp_path, monkey
     assert warm == fresh
 
 
-WARM = """
-import sys
-from cmpc.cli import main
-try:
-    main(sys.argv[1:])
-except SystemExit as exit:
-    assert not exit.code, exit.code
-print("numpy loaded:", "numpy._core" in sys.modules)
-"""
-
-
 def test_a_warm_rebuild_of_the_benchmark_sweep_never_loads_numpy(tmp_path, monkeypatch):
     spec = _bench_sweep(tmp_path / "sweep")
-    env = {"CMPC_CACHE_DIR": str(tmp_path / "cache")}
-    monkeypatch.setenv("CMPC_CACHE_DIR", env["CMPC_CACHE_DIR"])
-
-    def child(*args: str) -> str:
-        run = subprocess.run(
-            [sys.executable, "-c", WARM, "build", str(spec), "--quiet", *args],
-            capture_output=True,
-            text=True,
-            cwd=spec.parent,
-        )
-        assert run.returncode == 0, run.stderr
-        return run.stdout.strip().splitlines()[-1]
-
-    assert child("-o", str(tmp_path / "cold")) == "numpy loaded: True"
+    monkeypatch.setenv("CMPC_CACHE_DIR", str(tmp_path / "cache"))
+    cold = _loaded(spec, "-o", str(tmp_path / "cold"), settled=False)
+    assert "numpy" in cold
     price = "system.beta.price=2.40 USD/gpu/h"
-    assert child("-o", str(tmp_path / "warm"), "--set", price) == "numpy loaded: False"
+    assert "numpy" not in _loaded(spec, "-o", str(tmp_path / "warm"), "--set", price, settled=False)
+
+
+def _loaded(spec: Path, *args: str, settled: bool = True) -> set[str]:
+    args = ("build", str(spec), "--quiet", *args)
+    code, modules = modules_loaded(*args, cwd=spec.parent, settled=settled)
+    assert code == 0
+    return modules
 
 
 # What a warm hit never runs: the trace readers and the reduction's metrics, pooling, resampling
@@ -156,19 +141,6 @@ OFF_THE_WARM_PATH = (
     "cmpc.compute.capacity",  # nor a capacity block
 )
 
-WARM_IMPORTS = """
-import sys
-from cmpc import lazy
-from cmpc.cli import main
-from cmpc.ingest import cache
-cache.RACY_SECONDS = -10.0  # a sweep just written counts as settled, as a kept one's files are
-try:
-    main(sys.argv[2:])
-except SystemExit as exit:
-    assert not exit.code, exit.code
-print("imported:", " ".join(m for m in sys.argv[1].split(",") if lazy.loaded(m)) or "none")
-"""
-
 
 def test_a_warm_rebuild_imports_nothing_that_only_a_miss_or_the_analysis_uses(
     tmp_path, monkeypatch
@@ -177,21 +149,11 @@ def test_a_warm_rebuild_imports_nothing_that_only_a_miss_or_the_analysis_uses(
     spec = _bench_sweep(tmp_path / "sweep")
     monkeypatch.setenv("CMPC_CACHE_DIR", str(tmp_path / "cache"))
 
-    def child(*args: str) -> str:
-        script = [sys.executable, "-c", WARM_IMPORTS, ",".join(OFF_THE_WARM_PATH)]
-        run = subprocess.run(
-            [*script, "build", str(spec), "--quiet", *args],
-            capture_output=True,
-            text=True,
-            cwd=spec.parent,
-        )
-        assert run.returncode == 0, run.stderr
-        return run.stdout.strip().splitlines()[-1]
-
-    cold = child("-o", str(tmp_path / "cold"))
-    assert "cmpc.traces" in cold and "cmpc.metrics" in cold  # the list names what a miss runs
+    cold = _loaded(spec, "-o", str(tmp_path / "cold"))
+    assert {"cmpc.traces", "cmpc.metrics"} <= cold  # the list names what a miss runs
     price = "system.beta.price=2.40 USD/gpu/h"
-    assert child("-o", str(tmp_path / "warm"), "--set", price) == "imported: none"
+    warm = _loaded(spec, "-o", str(tmp_path / "warm"), "--set", price)
+    assert sorted(m for m in OFF_THE_WARM_PATH if m in warm) == []
 
 
 def _stage_files(cache: Path) -> list[Path]:
