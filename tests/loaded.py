@@ -1,11 +1,13 @@
-"""Which modules a cmpc command loads, run in a fresh interpreter (the import-path tests)."""
+"""Which modules a cmpc command loads, run in a fresh interpreter; scripts loaded as modules."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 PROBE = """
 import sys
@@ -34,3 +36,13 @@ def modules_loaded(*args: str, cwd: Path, settled: bool = False) -> tuple[int, s
     assert run.returncode == 0, run.stderr
     code, modules = json.loads(run.stdout.strip().splitlines()[-1])
     return code, set(modules)
+
+
+def script_module(path: Path) -> ModuleType:
+    """A script of the repository imported as a module of its file's name."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up here
+    spec.loader.exec_module(module)
+    return module

@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from tests.loaded import script_module
+
 REPO = Path(__file__).resolve().parents[2]
 SPEC = REPO / "specs" / "synthetic-sweep.cmp"
 ORACLE = REPO.parent / "shared" / "oracle"
@@ -24,24 +26,11 @@ def cli_build(spec: Path, out: Path, *extra: str) -> int:
     return main(["build", str(spec), "-o", str(out), "--no-cache", "--quiet", *extra])
 
 
-def _generator():
-    import importlib.util
-    import sys
-
-    spec = importlib.util.spec_from_file_location(
-        "make_sample_traces", REPO / "scripts" / "make_sample_traces.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
-
-
 def repetitions_copy(where: Path, seeds: tuple[int, ...] = (1, 2, 3)) -> Path:
     """The synthetic sweep run once per seed (SYNTHETIC, seeded: scripts/make_sample_traces.py):
     every concurrency repeated `len(seeds)` times, in `data/rep-SEED/`."""
     folder = where / "specs"
-    make = _generator()
+    make = script_module(REPO / "scripts" / "make_sample_traces.py")
     for seed in seeds:
         make.write_all(folder / "data" / f"rep-{seed}", seed)
     text = SPEC.read_text(encoding="utf-8")
