@@ -31,6 +31,7 @@ ReadKind = Literal[ReadMethod, "reported", "peak"]
 Verdict = Literal["comparable", "directional signal only"]
 Bound = Literal["lower"]  # a read at a target easier than every measured point
 RatioBound = Literal["lower", "upper", "neither"]  # what a ratio of reads with bounds is
+ReadAxis = Literal["interactivity", "latency"]  # the frontier's x axis
 
 
 # -- conditions: the comparison's method, as the IR states it ---------------------------------
@@ -50,6 +51,7 @@ class LatencyConditions(TypedDict):
     statistic: str
     target: TargetConditions | None
     read: ReadMethod
+    axis: ReadAxis
     percentile_method: PercentileMethod
     slo: tuple[tuple[str, float], ...]
     percentile_slo: tuple[tuple[str, str, float], ...]
