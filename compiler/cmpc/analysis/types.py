@@ -32,6 +32,7 @@ Verdict = Literal["comparable", "directional signal only"]
 Bound = Literal["lower"]  # a read at a target easier than every measured point
 RatioBound = Literal["lower", "upper", "neither"]  # what a ratio of reads with bounds is
 ReadAxis = Literal["interactivity", "latency"]  # the frontier's x axis
+PueFrom = Literal["system", "fleet", "tco"]  # `power ... pue`, `fleet { pue }`, `tco { pue }`
 
 
 # -- conditions: the comparison's method, as the IR states it ---------------------------------
@@ -171,6 +172,8 @@ class CostResult(TypedDict):
 class Energy(TypedDict):
     watts_per_gpu: float
     basis: PowerBasis
+    pue: float | None  # facility over IT power where the system runs; None: none stated
+    pue_from: PueFrom | None
     joules_per_token: float | None
     tok_s_per_mw: float | None
 
@@ -518,7 +521,7 @@ class UsersPerMw(TypedDict):
     streams_per_gpu: float
     watts_per_gpu: float
     pue: float | None
-    pue_from: Literal["system", "fleet"] | None  # the system's `power ... pue`, or the fleet's
+    pue_from: PueFrom | None  # the system's `power ... pue`, the fleet's, or its tco's
     gpus_per_mw: float
     basis: PowerBasis
     source: str | None
