@@ -464,6 +464,9 @@ class Disclosure(TypedDict):
 class HeadlineUncertainty(TypedDict):
     throughput_ratio_ci: list[float] | None
     cost_ratio_ci: list[float] | None
+    # a bound ratio's one-sided bound, in the direction of `bound` (the cost's: the inverse)
+    throughput_ratio_one_sided_ci: float | None
+    cost_ratio_one_sided_ci: float | None
     confidence: float | None
     within_noise: bool | None
     cost_within_noise: bool | None

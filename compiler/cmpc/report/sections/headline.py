@@ -18,7 +18,7 @@ from cmpc.report.readwords import (
 )
 from cmpc.report.sections.sensitivity import tie_band
 from cmpc.report.sections.systems import load_cell
-from cmpc.report.sections.uncertainty import change_interval, noise_sentence
+from cmpc.report.sections.uncertainty import change_interval, noise_sentence, one_sided_change
 from cmpc.report.text import (
     Md,
     escape,
@@ -95,6 +95,9 @@ def headline(ctx: Context) -> JsonObject:
     out["interval"] = change_interval(
         ctx, "headline.throughput_ratio", "throughput ratio", h.get("throughput_ratio_ci"),
         h.get("system", ""),
+    ) + one_sided_change(
+        ctx, "headline.throughput_ratio", "throughput ratio",
+        h.get("throughput_ratio_one_sided_ci"), bound, ("more", "fewer"), h.get("system", ""),
     )  # fmt: skip
     out["noise"] = noise_sentence(ctx)
     out["change"] = ctx.fig.add(
@@ -132,7 +135,11 @@ def headline(ctx: Context) -> JsonObject:
         )
         declared["interval"] = change_interval(
             ctx, "headline.cost_ratio", "cost ratio", h.get("cost_ratio_ci"), h.get("system", "")
-        )
+        ) + one_sided_change(
+            ctx, "headline.cost_ratio", "cost ratio",
+            h.get("cost_ratio_one_sided_ci"), _inverse(bound), ("higher", "lower"),
+            h.get("system", ""),
+        )  # fmt: skip
         pair = (h.get("system"), h.get("baseline"))
         billed = any(ctx.billing(n) is not None for n in pair)
         declared["prices"] = Md(", vs " if billed else " vs ").join(
