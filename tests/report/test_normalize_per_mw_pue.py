@@ -103,6 +103,7 @@ def test_a_systems_own_pue_makes_facility_megawatts(tmp_path: Path) -> None:
     assert energy["tok_s_per_mw"] == pytest.approx(per_unit(built, "tp8"), rel=1e-12)
     assert "tp8 1,200 W × PUE 1.25 (its `power` line) = 1,500 W" in built["norm"]
     assert "tp4pp2 1,200 W (no PUE declared: IT power)" in built["norm"]
+    assert "compares facility megawatts with IT megawatts" in built["norm"]
 
 
 def test_without_a_pue_the_megawatt_is_it_power_and_the_footnote_says_so(tmp_path: Path) -> None:
@@ -128,6 +129,8 @@ def test_the_fleets_or_the_tcos_pue_applies_when_the_power_line_has_none(
     watts = 1200 * pue
     assert per_unit(built, "tp8") == pytest.approx(published("tp8") * 1e6 / watts, rel=1e-9)
     assert f"tp8 1,200 W × PUE {pue:g} ({whose}) = {watts:,.0f} W" in built["norm"]
+    if fleet:  # the fleet's PUE is every system's: both count facility megawatts
+        assert "compares facility megawatts with IT megawatts" not in built["norm"]
 
 
 def test_users_per_mw_take_the_same_pue_as_the_normalization(tmp_path: Path) -> None:

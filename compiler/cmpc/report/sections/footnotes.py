@@ -350,10 +350,16 @@ def _fn_mw(ctx: Context, gpus: Md) -> Md:
             )
         else:
             parts.append(Md("{} {} W (no PUE declared: IT power)").format(ctx.label(n), number(w)))
-    return Md(
+    text = Md(
         ": throughput per GPU \u00d7 10^6 / facility power per GPU, the power per GPU{} "
-        "\u00d7 the PUE where the system runs: {}. {}."
-    ).format(watts, Md("; ").join(parts), gpus)
+        "\u00d7 the PUE where the system runs: {}."
+    ).format(watts, Md("; ").join(parts))
+    if len(with_pue) < len(energies):
+        text += Md(
+            " A ratio between a system with a PUE and one without compares facility megawatts "
+            "with IT megawatts: declare the PUE where each system runs."
+        )
+    return text + Md(" {}.").format(gpus)
 
 
 def _fn_price(ctx: Context) -> Md:
