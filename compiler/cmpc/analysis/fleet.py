@@ -222,10 +222,10 @@ def _users(
     target = latency.target
     if system.power is None:
         return None, "no power is declared for the system", None
+    if (why := _not_per_token(comparison)) is not None:
+        return None, why, None  # first: a target would not help a ttft or e2el comparison
     if target is None:
         return None, "the comparison declares no target interactivity", None
-    if (why := _not_per_token(comparison)) is not None:
-        return None, why, None
     if runs is None:
         return None, "reported figures state no output-token throughput at the target", None
     frontier = _output_frontier(system, runs)
