@@ -104,6 +104,7 @@ def test_ttft_report_and_svg_say_the_latency_not_tok_s_user(ttft: dict[str, Any]
     assert "| P99 TTFT (ms) | Throughput (tok/s/gpu) |" in report
     assert "with its load and P99 TTFT under the bar" in report
     assert "P99 TTFT: 67.56 ms" in svg
+    assert "No target: each system is read at its peak throughput, placed by its P99 TTFT" in report
 
 
 def test_results_json_states_the_axis(ttft: dict[str, Any]) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cmpc.report.context import Context, get_in, is_number
-from cmpc.report.readwords import axis_unit
+from cmpc.report.readwords import axis_unit, by_latency
 from cmpc.report.sections import fleet, uncertainty
 from cmpc.report.sections.headline import hit_rate_gap
 from cmpc.report.text import (
@@ -116,6 +116,18 @@ def _fn_latency(ctx: Context) -> Md:
                 number(unit.of_ms(t.get("latency_ms"))),
                 unit.symbol,
                 ctx.set_note("latency.target"),
+            )
+        )
+    elif by_latency(ctx):  # ttft or e2el with no target: peaks, placed by their latency
+        parts.append(
+            Md(
+                "No target: each system is read at its peak throughput, placed by its {} {} "
+                "in {}; 1 / {} is no per-user token rate, so no interactivity is shown."
+            ).format(
+                stat,
+                METRIC_NAMES.get(metric, metric),
+                axis_unit(ctx).symbol,
+                METRIC_NAMES.get(metric, metric),
             )
         )
     method = lat.get("percentile_method") or "linear"
