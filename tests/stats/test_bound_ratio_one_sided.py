@@ -15,6 +15,7 @@ import csv
 import io
 import json
 import math
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -162,3 +163,96 @@ def test_the_one_sided_bound_never_crosses_the_estimate(seed: int) -> None:
             assert found is not None
             assert (found <= estimate) if side == "lower" else (found >= estimate)
             assert found == (min(raw, estimate) if side == "lower" else max(raw, estimate))
+
+
+def test_a_one_sided_bound_across_1_is_within_noise(
+    sweep: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 62 tok/s per user alpha's read is a lower bound and alpha / beta = 1.058 "at least";
+    the 5% quantile of the replicates' ratios is below 1, so the lead is not established: the
+    headline is within noise and says so, and no sensitivity row counts as a flip through it.
+    The cost ratio (0.756, an upper bound) keeps its 95% quantile below 1: not within noise."""
+    built = _build(sweep, tmp_path / "out", monkeypatch, "latency.target=62 tok/s/user")
+    head = built["results"]["headline"]
+    assert head["bound"] == "lower" and round(head["throughput_ratio"], 3) == 1.058
+    ratio, per_gpu = head["throughput_ratio"], head["per_gpu_throughput_ratio"]
+    reps = ratio * np.asarray(built["ratios"], dtype=float) / per_gpu
+    low = float(np.quantile(np.where(np.isfinite(reps), reps, -np.inf), 0.05))
+    assert low < 1 < ratio  # the worked example: the bound crosses 1
+    assert head["within_noise"] is True, head
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cost_reps = head["cost_ratio"] * per_gpu / np.asarray(built["ratios"], dtype=float)
+    high = float(np.quantile(np.where(np.isfinite(cost_reps), cost_reps, np.inf), 0.95))
+    assert high < 1 and head["cost_within_noise"] is False
+    assert (
+        "The lead is not established at 95%: the ratio's one-sided bound "
+        f"({low:.3f}) does not exclude 1" in built["report"]
+    )
+    rows = built["results"]["sensitivity"]["rows"]
+    assert rows and all(r["within_noise"] is True for r in rows if r["bound"] == "lower")
+
+
+def test_a_bound_ratio_to_a_published_interval_gets_no_two_ends(tmp_path: Path) -> None:
+    """alpha's runs all beat 10 tok/s per user (a lower-bound read) against a reported side
+    with a published 95% interval: the ratio is a bound, and the published interval gives it
+    neither two ends nor a one-sided bound, with a note saying why."""
+    shutil.copytree(SPECS / "data" / "synthetic" / "alpha", tmp_path / "data" / "alpha")
+    spec = tmp_path / "mixed.cmp"
+    spec.write_text(MIXED)
+    results, report, _ = build(spec, tmp_path / "out")
+    head = results["headline"]
+    assert results["systems"]["alpha"]["at_target"]["bound"] == "lower"
+    assert head["bound"] == "lower"
+    assert head["throughput_ratio_ci"] is None and head["cost_ratio_ci"] is None
+    assert head["throughput_ratio_one_sided_ci"] is None and head["interval_basis"] is None
+    assert "derives no one-sided bound from a published interval" in head["interval_note"]
+    line = next(line for line in report.splitlines() if line.startswith("**alpha"))
+    assert "CI" not in line and "at least" in line
+    assert "The ratio carries no interval:" in report
+
+
+MIXED = """\
+comparison "mixed: measured alpha vs reported rep" {
+  question "Which serves more tokens per GPU at 10 tok/s per user?"
+  baseline rep
+  source sample {
+    title "Synthetic sample traces"
+    role synthetic
+    status self_reported
+  }
+  latency {
+    metric tpot
+    statistic p90
+    target 10 tok/s/user
+    read steffen
+  }
+  tokens {
+    count input + output
+    reused included
+  }
+  normalize per gpu
+  system alpha {
+    accelerator "Synthetic accelerator A" x 8
+    parallel tp 8
+    cache_hit_rate unknown
+    price 2.00 USD/gpu/h basis assumed source "illustrative"
+    runs "data/alpha/*.jsonl" format cmpc source sample
+  }
+  system rep {
+    accelerator "Synthetic accelerator B" x 8
+    parallel tp 8
+    cache_hit_rate unknown
+    price 2.50 USD/gpu/h basis assumed source "illustrative"
+    reported {
+      source sample
+      statistic p90
+      throughput 1250 tok/s/gpu at 10 tok/s/user
+      interval throughput 95% 1200 to 1300 tok/s/gpu source sample as_of 2026-01-01
+    }
+  }
+  cost {
+    utilization 70%
+    per_million total
+  }
+}
+"""

@@ -22,6 +22,11 @@ ASSUMPTION = (
 )
 CARRIED = "the interval {source} published for this ratio ({date}), not computed by cmpc"
 
+BOUND_NOTE = (
+    "a side's read is a bound (every frontier point is faster than the target), so the ratio is "
+    "itself a bound; cmpc derives no one-sided bound from a published interval, so it carries none"
+)
+
 
 @dataclass(frozen=True)
 class Spread:
@@ -110,6 +115,8 @@ def ratio_interval(
     sides = [comparison.system(head["system"]), comparison.system(head["baseline"])]
     if all(s.reported is None for s in sides):
         return empty
+    if head["bound"] is not None:  # two interval ends around a bound would mean nothing
+        return {**empty, "interval_note": BOUND_NOTE}
     spreads = [
         figure_spread(s) if s.reported is not None else (computed or {}).get(s.name) for s in sides
     ]

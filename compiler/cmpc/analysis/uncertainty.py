@@ -17,7 +17,7 @@ import numpy as np
 
 from cmpc import lazy
 from cmpc.analysis import types as T
-from cmpc.analysis.comparisons import LOAD_KEYS
+from cmpc.analysis.comparisons import LOAD_KEYS, inverse_bound
 from cmpc.analysis.hardware import gpu_count
 from cmpc.analysis.published import (
     computed_spread,
@@ -354,17 +354,27 @@ def bound_ratio_interval(
     found = one_sided_bound((ratio * r / per_gpu for r in per_gpu_ratios), ratio, level, bound)
     cost, cost_found = head["cost_ratio"], None
     if cost is not None and found is not None:
-        inverse = "upper" if bound == "lower" else "lower"
         cost_found = one_sided_bound(
-            quotients(cost * per_gpu, per_gpu_ratios), cost, level, inverse
+            quotients(cost * per_gpu, per_gpu_ratios), cost, level, str(inverse_bound(bound))
         )
     return {
         **empty,
         "throughput_ratio_one_sided_ci": found,
         "cost_ratio_one_sided_ci": cost_found,
+        "within_noise": holds_one(found, bound),
+        "cost_within_noise": holds_one(cost_found, inverse_bound(bound)),
         "interval_note": ONE_SIDED_NOTE if found is not None else TOO_FEW_NOTE,
         "interval_basis": "computed" if found is not None else None,
     }
+
+
+def holds_one(bound: float | None, side: str | None) -> bool | None:
+    """Whether a one-sided interval holds 1: a lower bound at or below it, an upper one at or
+    above it (a one-sided interval is unbounded on its other side, so never inside the tie
+    band); None without a bound."""
+    if bound is None:
+        return None
+    return bound <= 1.0 if side == "lower" else bound >= 1.0
 
 
 def headline_uncertainty(

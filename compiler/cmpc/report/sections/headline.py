@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
+from cmpc.analysis import types as T
+from cmpc.analysis.comparisons import inverse_bound
 from cmpc.analysis.sensitivity import is_tie
 from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, get_in, is_number
@@ -306,12 +308,8 @@ def _cost_phrase(
 
 
 def _inverse(bound: object) -> str | None:
-    """A cost ratio goes as the inverse of the throughput ratio, and so does its bound."""
-    if bound == "lower":
-        return "upper"
-    if bound == "upper":
-        return "lower"
-    return str(bound) if bound else None
+    """`inverse_bound` of a bound as results.json has it."""
+    return inverse_bound(cast("T.RatioBound", bound)) if bound else None
 
 
 def _qualifier(value_ratio: float, bound: object) -> Md:

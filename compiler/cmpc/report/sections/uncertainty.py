@@ -104,6 +104,22 @@ def noise_sentence(ctx: Context) -> Md | None:
                 "(cost ratio {} to {}).[^ci]"
             ).format(ratio(cost[0]), ratio(cost[1]))
         )
+    bound = h.get("throughput_ratio_one_sided_ci")
+    if h.get("within_noise") and pair is None and is_number(bound):
+        parts.append(
+            Md(
+                "The lead is not established at {}: the ratio's one-sided bound ({}) does not "
+                "exclude 1, so neither system is shown to lead on this evidence.[^ci]"
+            ).format(Md(confidence_level(ctx)), ratio(bound))
+        )
+    cost_bound = h.get("cost_ratio_one_sided_ci")
+    if h.get("cost_within_noise") and cost is None and is_number(cost_bound):
+        parts.append(
+            Md(
+                "At the declared prices the cost lead is not established either (the cost "
+                "ratio's one-sided bound, {}, does not exclude 1).[^ci]"
+            ).format(ratio(cost_bound))
+        )
     if h.get("interval_note") and h.get("confidence") is not None:
         lead = (
             Md("The ratio's interval is one-sided")
