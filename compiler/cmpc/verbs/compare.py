@@ -349,7 +349,7 @@ def render_terminal(results: dict[str, Any], report: str) -> str:
                 str(count),
                 str(system.get("gpus", "")),
                 str(number(at.get("throughput_per_gpu"))),
-                str(number(_axis_value(_interactivity(at), along))),
+                str(number(_axis_value(at, along))),
                 str(usd(cost.get("usd_per_million_tokens"))),
             ]
         )
@@ -375,11 +375,13 @@ def _latency_name(latency: dict[str, Any]) -> str:
     return f"{statistic_name(latency.get('statistic'))} {str(latency.get('metric')).upper()}"
 
 
-def _axis_value(interactivity: object, along: bool) -> object:
-    """A point's place on the axis: its interactivity, or along latency its latency in ms."""
+def _axis_value(at: dict[str, Any], along: bool) -> object:
+    """A side's place on the axis: its interactivity, or along latency its latency in ms (a
+    bound's as measured: the target is not where it was read)."""
     if not along:
-        return interactivity
-    return MS.of_interactivity(interactivity)
+        return _interactivity(at)
+    found = at.get("measured_at_latency_ms") if at.get("bound") else at.get("latency_ms")
+    return found if found is not None else MS.of_interactivity(_interactivity(at))
 
 
 def _interactivity(at: dict[str, Any]) -> object:
