@@ -459,7 +459,8 @@ def test_a_tco_pue_is_named_as_the_tco_s_in_the_footnote(sweep_copy, tmp_path):
     """alpha's PUE stated only in its tco (1.4): its users per MW are its IT-power read over
     1.4, and the footnote says whose PUE it is (it printed `PUE 1.4 ()`)."""
     plain, _, _ = build(sweep_copy, tmp_path / "plain")
-    tco = "    tco { capex 30000 USD/gpu; years 5; power 1.2 kW; pue 1.4; electricity 0.10 USD/kWh }\n"
+    tco = "    tco { capex 30000 USD/gpu; years 5; power 1.2 kW; pue 1.4; "
+    tco += "electricity 0.10 USD/kWh }\n"
     _edit(sweep_copy, POWER_LINES[0], POWER_LINES[0] + tco)
     results, report, _ = build(sweep_copy, tmp_path / "o")
     a = plain["fleet"]["systems"]["alpha"]["users_per_mw"]

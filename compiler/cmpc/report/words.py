@@ -106,3 +106,7 @@ def token_phrase(count: Iterable[str] | None) -> str:
         "cached_input": "cached input",
     }
     return " + ".join(words.get(k, k) for k in kinds) + " tokens"
+
+
+# Who states a system's PUE (results' `pue_from`), as the report names it.
+PUE_FROM = {"system": "its `power` line", "fleet": "the `fleet` block's", "tco": "its `tco`"}

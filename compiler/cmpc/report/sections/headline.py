@@ -94,6 +94,7 @@ def headline(ctx: Context) -> JsonObject:
     if bound == "neither":
         out["target"] += Md(" (as measured: both reads are lower bounds)")
     out["goodput_caution"] = goodput_caution(ctx, h)
+    out["pue_caution"] = pue_caution(ctx)
     out["interval"] = change_interval(
         ctx, "headline.throughput_ratio", "throughput ratio", h.get("throughput_ratio_ci"),
         h.get("system", ""),
@@ -352,6 +353,25 @@ def bound_caution(ctx: Context, h: JsonObject) -> Md | None:
     if not h.get("winner"):
         text += Md(": the lead at the target may be smaller or reverse, so no winner is named")
     return text
+
+
+def pue_caution(ctx: Context) -> Md | None:
+    """Per MW with a PUE on some systems only: facility megawatts against IT megawatts."""
+    if ctx.per() != "mw":
+        return None
+    pues = {n: get_in(ctx.systems, n, "energy", "pue", default=None) for n in ctx.order}
+    without = [n for n, p in pues.items() if not is_number(p)]
+    if not without or len(without) == len(pues):
+        return None
+    return Md(
+        "the megawatts differ: facility power (power per GPU \u00d7 PUE) for {}, IT power "
+        "only (no PUE stated) for {}, so the ratio favours the side{} without a PUE; state the "
+        "PUE where each system runs"
+    ).format(
+        Md(" and ").join(ctx.label(n) for n in pues if n not in without),
+        Md(" and ").join(ctx.label(n) for n in without),
+        Md("s") if len(without) > 1 else Md(""),
+    )
 
 
 def goodput_caution(ctx: Context, h: JsonObject) -> Md | None:
