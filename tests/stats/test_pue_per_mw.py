@@ -58,9 +58,7 @@ def test_a_pue_on_one_system_only_warns_and_cautions(sweep_copy: Path, tmp_path:
     assert "IT power only (no PUE stated) for beta (synthetic)" in caution
 
 
-def test_a_pue_on_every_system_neither_warns_nor_cautions(
-    sweep_copy: Path, tmp_path: Path
-) -> None:
+def test_a_pue_on_every_system_neither_warns_nor_cautions(sweep_copy: Path, tmp_path: Path) -> None:
     _per_mw(sweep_copy, beta_pue="1.2")
     _, report, diagnostics = build(sweep_copy, tmp_path / "o")
     assert "W145" not in [d.code for d in diagnostics]
