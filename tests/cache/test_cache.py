@@ -14,6 +14,7 @@ import pytest
 
 from cmpc.build.pipeline import build_spec
 from cmpc.cli import main
+from cmpc.ingest import cache as cache_module
 from cmpc.ingest import reduce as ingest
 from cmpc.ingest.cache import LAYOUT, Cache, Key, Reduced, code_fingerprint, sha256_of
 
@@ -339,3 +340,51 @@ def test_cache_clear_takes_the_spec_itself(sweep, tmp_path):
     assert main(["build", str(sweep), "-o", str(tmp_path / "out"), "--quiet"]) == 0
     assert main(["cache", "clear", str(sweep)]) == 0
     assert not (sweep.parent / ".cmpc-cache").exists()
+
+
+def test_an_entry_body_is_jsons_canonical_text_byte_for_byte(sweep):
+    """The packed replicates are copied into the body unescaped: the bytes are still exactly
+    json's, even when a stored string looks like the splice's marks or needs escaping."""
+    from cmpc.ingest.cache import _canonical, _encode, _encoded_body
+
+    paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
+    task = ingest.Task(str(paths[0]), "r", "cmpc", (), "tpot", ("median", "p90"), resamples=200)
+    reduced = ingest._reduce(task, lambda: "0" * 64)[0]
+    point = reduced.points["p90"][0]
+    assert point.resampled and len(point.resampled) >= cache_module.SPLICED  # spliced, then
+    tricky = [
+        "\x000",  # written by json as a mark is
+        '"\\u00001"',
+        "x" * 300 + '"',  # long but escaped: json writes it
+        "é" * 300,
+        "\x7f" * 300,
+    ]
+    for label in ["plain", *tricky]:
+        fields = {**point.fields, "label": label}
+        changed = dataclasses.replace(point, fields=fields, label=label)
+        r = dataclasses.replace(reduced, points={**reduced.points, "p90": (changed,)})
+        assert _encoded_body(r) == _canonical(_encode(r)), label
+    cache = Cache(sweep.parent / "c")
+    assert cache.prepare() is None
+    key = Key("0" * 64, "r", "cmpc", (), "tpot", ("median", "p90"))
+    cache.put(key, reduced)
+    assert cache.get(key) == reduced
+
+
+def test_a_cold_reduction_looks_each_file_up_once_and_a_warm_one_hits(sweep, monkeypatch):
+    """An empty cache cannot hit, so reduce_all does not probe it before reducing: each file's
+    remembered hash is looked for once (by reduce_file), not twice."""
+    paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
+    cache = Cache(sweep.parent / "c")
+    assert cache.prepare() is None
+    looked: list[Path] = []
+    known = Cache.known_sha256
+    monkeypatch.setattr(Cache, "known_sha256", lambda self, p, st=None: (
+        looked.append(p), known(self, p, st))[1])  # fmt: skip
+    monkeypatch.setattr(cache_module, "RACY_SECONDS", -10.0)  # the files count as settled
+    tasks = [ingest.Task(str(p), p.name, "cmpc", (), "tpot", ("p90",)) for p in paths]
+    assert not any(d.cached for d in ingest.reduce_all(tasks, cache=cache))
+    assert sorted(looked) == sorted(paths)
+    looked.clear()
+    assert all(d.cached for d in ingest.reduce_all(tasks, cache=cache))
+    assert sorted(looked) == sorted(paths)  # probed, hit by the remembered hash: read no file

@@ -318,7 +318,8 @@ def reduce_all(
     done: dict[Task, Done] = {}
     todo: list[Task] = []
     for task in unique:
-        if cache and not remote.is_url(task.path):
+        # an empty cache cannot hit: its files are not looked up (nor their paths resolved) twice
+        if cache and cache.root not in _EMPTY_CACHES and not remote.is_url(task.path):
             probe = _probe(task, cache)
             if probe is not None:
                 done[task] = probe
