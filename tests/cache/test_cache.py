@@ -345,7 +345,10 @@ def test_cache_clear_takes_the_spec_itself(sweep, tmp_path):
 def test_an_entry_body_is_jsons_canonical_text_byte_for_byte(sweep):
     """The packed replicates are copied into the body unescaped: the bytes are still exactly
     json's, even when a stored string looks like the splice's marks or needs escaping."""
-    from cmpc.ingest.cache import _canonical, _encode, _encoded_body
+    from cmpc.ingest.cache import _canonical, _encode, _encoded_body, _verbatim
+
+    for c in range(0x3000):  # what is spliced is exactly what json writes unchanged
+        assert _verbatim(chr(c) * 300) == (json.dumps(chr(c) * 300) == f'"{chr(c) * 300}"'), c
 
     paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
     task = ingest.Task(str(paths[0]), "r", "cmpc", (), "tpot", ("median", "p90"), resamples=200)
