@@ -391,3 +391,31 @@ def test_a_cold_reduction_looks_each_file_up_once_and_a_warm_one_hits(sweep, mon
     looked.clear()
     assert all(d.cached for d in ingest.reduce_all(tasks, cache=cache))
     assert sorted(looked) == sorted(paths)  # probed, hit by the remembered hash: read no file
+
+
+def test_a_serial_reduction_writes_its_entries_from_a_thread_done_when_it_returns(
+    sweep, monkeypatch
+):
+    """The writes wait on the disk in a thread of their own; every entry and hash memo is on
+    disk when reduce_all returns, and a second reduction hits them all."""
+    import threading
+
+    paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
+    cache = Cache(sweep.parent / "c")
+    assert cache.prepare() is None
+    writers: list[str] = []
+    store = Cache.store
+
+    def recorded(self, folders, name, data):
+        writers.append(threading.current_thread().name)
+        store(self, folders, name, data)
+
+    monkeypatch.setattr(Cache, "store", recorded)
+    monkeypatch.setattr(cache_module, "RACY_SECONDS", -10.0)  # the files count as settled
+    tasks = [ingest.Task(str(p), p.name, "cmpc", (), "tpot", ("p90",)) for p in paths]
+    assert not any(d.cached for d in ingest.reduce_all(tasks, cache=cache))
+    assert len(writers) == 2 * len(paths)  # an entry and a hash memo per file
+    assert set(writers) == {"cmpc-cache-writes"}
+    assert not [t for t in threading.enumerate() if t.name == "cmpc-cache-writes"]  # joined
+    assert len(list((cache.root / "entries").rglob("*.json"))) == len(paths)
+    assert all(d.cached for d in ingest.reduce_all(tasks, cache=cache))

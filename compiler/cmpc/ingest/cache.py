@@ -238,11 +238,13 @@ class Cache:
         if len(data) > _entry_bytes():
             return  # get() would refuse it
         digest = key.digest()
-        with (
-            contextlib.suppress(OSError),
-            cachefs.folder(self.root, "entries", digest[:2], create=True) as fd,
-        ):
-            cachefs.write(fd, f"{digest}.json", data)
+        self.store(("entries", digest[:2]), f"{digest}.json", data)
+
+    def store(self, folders: tuple[str, ...], name: str, data: bytes) -> None:
+        """Write `root/folders.../name` atomically, making the folders; a failure costs speed
+        only. (ingest/cachewrite.py hands these writes to a thread of their own.)"""
+        with contextlib.suppress(OSError), cachefs.folder(self.root, *folders, create=True) as fd:
+            cachefs.write(fd, name, data)
 
     def file_sha256(self, path: Path) -> str:
         """SHA-256 of a file's bytes, remembered by its stat signature so unchanged files
@@ -270,8 +272,7 @@ class Cache:
             if _signature(where, after) == signature:
                 # unchanged while it was read: the digest is of the bytes this signature names
                 name, text = _memo(signature, digest)
-                with cachefs.folder(self.root, "hashes", create=True) as fd:
-                    cachefs.write(fd, name, text.encode("ascii"))
+                self.store(("hashes",), name, text.encode("ascii"))
 
     def holds_entries(self) -> bool:
         """Whether any entry is stored (a cache without one cannot hit); links are not followed."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
     from cmpc import metrics as run_metrics
     from cmpc import traces
-    from cmpc.ingest import pooling, resample, sketch
+    from cmpc.ingest import cachewrite, pooling, resample, sketch
     from cmpc.traces import Run, readpass
 else:  # only a pool or a cluster needs them: 5-10 ms of imports (logging, sockets, pickle)
     multiprocessing = lazy.module("multiprocessing")
@@ -35,6 +36,7 @@ else:  # only a pool or a cluster needs them: 5-10 ms of imports (logging, socke
     pooling = lazy.module("cmpc.ingest.pooling")
     resample = lazy.module("cmpc.ingest.resample")
     sketch = lazy.module("cmpc.ingest.sketch")
+    cachewrite = lazy.module("cmpc.ingest.cachewrite")  # queue: only a miss writes
 
 READERS = ("cmpc.traces", "cmpc.metrics", "cmpc.ingest.pooling", "cmpc.ingest.resample")
 
@@ -343,9 +345,10 @@ def reduce_all(
             _collect(pool, todo, cache, done, progress, total, slots=workers)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
-    for task in todo:
-        if task not in done:
-            done[task] = reduce_file(task, cache)
+    left = [task for task in todo if task not in done]
+    with cachewrite.behind(cache) if cache and left else contextlib.nullcontext(cache) as local:
+        for task in left:
+            done[task] = reduce_file(task, local)
             if task in lost:
                 done[task] = _retried(done[task], task, lost[task])
             if progress:
