@@ -374,9 +374,11 @@ def test_an_entry_body_is_jsons_canonical_text_byte_for_byte(sweep):
     assert cache.get(key) == reduced
 
 
-def test_a_cold_reduction_looks_each_file_up_once_and_a_warm_one_hits(sweep, monkeypatch):
-    """An empty cache cannot hit, so reduce_all does not probe it before reducing: each file's
-    remembered hash is looked for once (by reduce_file), not twice."""
+def test_a_cold_reduction_looks_up_no_file_and_a_warm_one_each_once(sweep, monkeypatch):
+    """A cache with no entry cannot hit and one with no hash memo knows no hash: a cold
+    reduction looks nothing up before reading; with memos but no entries, each file once."""
+    import shutil
+
     paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
     cache = Cache(sweep.parent / "c")
     assert cache.prepare() is None
@@ -386,11 +388,16 @@ def test_a_cold_reduction_looks_each_file_up_once_and_a_warm_one_hits(sweep, mon
         looked.append(p), known(self, p, st))[1])  # fmt: skip
     monkeypatch.setattr(cache_module, "RACY_SECONDS", -10.0)  # the files count as settled
     tasks = [ingest.Task(str(p), p.name, "cmpc", (), "tpot", ("p90",)) for p in paths]
-    assert not any(d.cached for d in ingest.reduce_all(tasks, cache=cache))
-    assert sorted(looked) == sorted(paths)
-    looked.clear()
+    cold = ingest.reduce_all(tasks, cache=cache)
+    assert not any(d.cached for d in cold) and looked == []
     assert all(d.cached for d in ingest.reduce_all(tasks, cache=cache))
     assert sorted(looked) == sorted(paths)  # probed, hit by the remembered hash: read no file
+    looked.clear()
+    shutil.rmtree(cache.root / "entries")
+    again = ingest.reduce_all(tasks, cache=cache)
+    assert sorted(looked) == sorted(paths)  # the memos' hashes seed the same replicates
+    assert [d.sha256 for d in again] == [d.sha256 for d in cold]
+    assert [d.reduced for d in again] == [d.reduced for d in cold]
 
 
 def test_a_serial_reduction_writes_its_entries_from_a_thread_done_when_it_returns(
