@@ -376,7 +376,8 @@ def test_an_entry_body_is_jsons_canonical_text_byte_for_byte(sweep):
 
 def test_a_cold_reduction_looks_up_no_file_and_a_warm_one_each_once(sweep, monkeypatch):
     """A cache with no entry cannot hit and one with no hash memo knows no hash: a cold
-    reduction looks nothing up before reading; with memos but no entries, each file once."""
+    reduction looks up neither, before reading or after; with memos but no entries, each
+    file's hash once."""
     import shutil
 
     paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
@@ -388,8 +389,11 @@ def test_a_cold_reduction_looks_up_no_file_and_a_warm_one_each_once(sweep, monke
         looked.append(p), known(self, p, st))[1])  # fmt: skip
     monkeypatch.setattr(cache_module, "RACY_SECONDS", -10.0)  # the files count as settled
     tasks = [ingest.Task(str(p), p.name, "cmpc", (), "tpot", ("p90",)) for p in paths]
+    gets: list[Key] = []
+    get = Cache.get
+    monkeypatch.setattr(Cache, "get", lambda self, key: (gets.append(key), get(self, key))[1])
     cold = ingest.reduce_all(tasks, cache=cache)
-    assert not any(d.cached for d in cold) and looked == []
+    assert not any(d.cached for d in cold) and looked == [] and gets == []
     assert all(d.cached for d in ingest.reduce_all(tasks, cache=cache))
     assert sorted(looked) == sorted(paths)  # probed, hit by the remembered hash: read no file
     looked.clear()

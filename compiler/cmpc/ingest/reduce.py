@@ -150,7 +150,10 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
             cache.remember_sha256(path, before, digest)
         sha = digest + beside if digest and beside is not None else ""
     if cache and sha:
-        hit = None if known else cache.get(_key(task, sha))
+        # a cache empty when reduce_all began holds no entry but those made since, whose
+        # reduction under the same key is this one: not looked for
+        late = not known and cache.root not in _EMPTY_CACHES
+        hit = cache.get(_key(task, sha)) if late else None
         if hit is not None:
             return Done(sha, hit, cached=True)
         if not problems:
