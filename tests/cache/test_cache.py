@@ -430,3 +430,25 @@ def test_a_serial_reduction_writes_its_entries_from_a_thread_done_when_it_return
     assert not [t for t in threading.enumerate() if t.name == "cmpc-cache-writes"]  # joined
     assert len(list((cache.root / "entries").rglob("*.json"))) == len(paths)
     assert all(d.cached for d in ingest.reduce_all(tasks, cache=cache))
+
+
+def test_a_runs_cdf_quantiles_are_computed_once_for_all_its_statistics(sweep, monkeypatch):
+    """Each statistic's point carries the run's CDF quantiles, the same for each: computed
+    once per run, and equal to each point made on its own."""
+    from cmpc.ingest import points as points_module
+    from cmpc.metrics import summarize
+    from cmpc.traces import load_runs
+
+    paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
+    stats = ("median", "p90", "p99")
+    made: list[object] = []
+    cdf = points_module.cdf_quantiles
+    monkeypatch.setattr(ingest, "cdf_quantiles", lambda m: (made.append(m), cdf(m))[1])
+    task = ingest.Task(str(paths[0]), "r", "cmpc", (), "tpot", stats)
+    runs, _ = load_runs(task.path, format="cmpc")
+    reduced = ingest.reduce_runs(runs, task)
+    assert len(made) == len(runs) == 1
+    metrics = summarize(load_runs(task.path, format="cmpc")[0][0], percentiles=("90", "99"))
+    for stat in stats:
+        alone = points_module.run_point(metrics, "tpot", stat, "r")
+        assert alone.quantiles and reduced[stat][0].quantiles == alone.quantiles

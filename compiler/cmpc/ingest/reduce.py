@@ -14,7 +14,7 @@ from cmpc import lazy
 from cmpc.diagnostics import Diagnostic, error, warning
 from cmpc.ingest import remote
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
-from cmpc.ingest.points import RunPoint, matches, run_point
+from cmpc.ingest.points import RunPoint, cdf_quantiles, matches, run_point
 
 if TYPE_CHECKING:
     import multiprocessing
@@ -245,8 +245,9 @@ def reduce_runs(
             pool = pooling.exact_part(metrics.samples.get(task.metric), task.metric)
         rates = resample.rows_for(found, list(resample.RATE_ROWS))
         extra = resample.rows_for(found, [f"{m} {s}" for s, m in task.limits])
+        quantiles = cdf_quantiles(metrics)  # the same for each statistic's point
         for stat in task.statistics:
-            point = run_point(metrics, task.metric, stat, task.rel)
+            point = run_point(metrics, task.metric, stat, task.rel, quantiles)
             # the pool is the same for every statistic: kept once, on the first one's point
             first = stat == task.statistics[0]
             changes: dict[str, object] = {"limits": limits, "pool": pool if first else None}
