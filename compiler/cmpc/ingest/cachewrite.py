@@ -9,12 +9,11 @@ done (or failed, which as always costs only speed).
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
-import queue
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -23,23 +22,32 @@ from cmpc.ingest.cache import Cache
 _Job = Callable[[], None]
 
 
-@dataclass(frozen=True)
 class _Behind(Cache):
-    """The cache, its writes queued for the writer thread."""
+    """The cache, its writes queued for the writer thread (a plain subclass: a dataclass of
+    its own would cost a millisecond of every cold build to define)."""
 
-    plain: Cache | None = None  # the cache the thread writes to
-    memos: bool = True  # whether any file hash was remembered when the block began
-    jobs: queue.SimpleQueue[_Job | None] = field(
-        default_factory=queue.SimpleQueue, compare=False, repr=False
-    )
+    plain: Cache
+    memos: bool
+    jobs: collections.deque[_Job | None]  # deque's append and popleft are thread-safe
+    ready: threading.Semaphore  # released once per job queued (queue's import is 1 ms)
+
+    def __init__(self, plain: Cache, memos: bool) -> None:
+        super().__init__(plain.root, plain.lazy)
+        object.__setattr__(self, "plain", plain)  # the cache the thread writes to
+        object.__setattr__(self, "memos", memos)  # whether any hash memo was there at the start
+        object.__setattr__(self, "jobs", collections.deque())
+        object.__setattr__(self, "ready", threading.Semaphore(0))
+
+    def put_job(self, job: _Job | None) -> None:
+        """Queue `job` for the writer thread (None: the last)."""
+        self.jobs.append(job)
+        self.ready.release()
 
     def store(self, folders: tuple[str, ...], name: str, data: bytes) -> None:
-        assert self.plain is not None
-        self.jobs.put(partial(self.plain.store, folders, name, data))
+        self.put_job(partial(self.plain.store, folders, name, data))
 
     def remember_sha256(self, path: Path, st: os.stat_result, digest: str) -> None:
-        assert self.plain is not None
-        self.jobs.put(partial(self.plain.remember_sha256, path, st, digest))
+        self.put_job(partial(self.plain.remember_sha256, path, st, digest))
 
     def known_sha256(self, path: Path, st: os.stat_result | None = None) -> str | None:
         # no memo then: none to find but the thread's own, made since (which only saves a hash)
@@ -49,19 +57,18 @@ class _Behind(Cache):
 @contextlib.contextmanager
 def behind(cache: Cache) -> Iterator[Cache]:
     """`cache`, its writes made by a thread that has finished them all when the block ends."""
-    memos = _holds_files(cache.root / "hashes")
-    writing = _Behind(cache.root, cache.lazy, plain=cache, memos=memos)
-    thread = threading.Thread(target=_work, args=(writing.jobs,), name="cmpc-cache-writes")
+    writing = _Behind(cache, _holds_files(cache.root / "hashes"))
+    thread = threading.Thread(target=_work, args=(writing,), name="cmpc-cache-writes")
     thread.start()
     try:
         yield writing
     finally:
-        writing.jobs.put(None)
+        writing.put_job(None)
         thread.join()
 
 
-def _work(jobs: queue.SimpleQueue[_Job | None]) -> None:
-    while (job := jobs.get()) is not None:
+def _work(writing: _Behind) -> None:
+    while writing.ready.acquire() and (job := writing.jobs.popleft()) is not None:
         job()
 
 
