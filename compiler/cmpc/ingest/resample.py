@@ -476,7 +476,10 @@ def pack(rows: Sequence[np.ndarray | None], resamples: int) -> str:
     for i, row in enumerate(rows):
         if row is not None:
             block[i] = row
-    return base64.b64encode(block.tobytes()).decode("ascii")
+    text = base64.b64encode(block.tobytes()).decode("ascii")
+    if resamples > 0:  # what `unpack` would decode: a cold build's analysis reads it next
+        _remember((text, resamples), block.astype(float))
+    return text
 
 
 def unpack(text: str, resamples: int) -> np.ndarray:
@@ -486,14 +489,19 @@ def unpack(text: str, resamples: int) -> np.ndarray:
     key = (text, resamples)
     found = _UNPACKED.get(key)
     if found is None:
-        found = _decode(text, resamples)
-        found.setflags(write=False)
-        _UNPACKED[key] = found
-        while len(_UNPACKED) > UNPACKED_LIMIT:
-            _UNPACKED.popitem(last=False)
+        found = _remember(key, _decode(text, resamples))
     else:
         _UNPACKED.move_to_end(key)
     return found
+
+
+def _remember(key: tuple[str, int], rows: np.ndarray) -> np.ndarray:
+    """Keep `rows` (made read-only) as the unpacked rows of `key`'s text, the oldest let go."""
+    rows.setflags(write=False)
+    _UNPACKED[key] = rows
+    while len(_UNPACKED) > UNPACKED_LIMIT:
+        _UNPACKED.popitem(last=False)
+    return rows
 
 
 def _decode(text: str, resamples: int) -> np.ndarray:
