@@ -63,3 +63,12 @@ def test_shapes_equal_the_split_heads_on_seeded_synthetic_heads():
 def test_a_one_line_document_and_json_lines(lines):
     head = "\n".join(json.dumps({"k": i}) for i in range(lines)) + "\n"
     assert detect._shape(head) == ("object" if lines == 1 else "lines")
+
+
+def test_a_head_is_empty_exactly_when_stripping_its_blanks_and_bom_bytes_leaves_nothing():
+    rng = np.random.default_rng(37)  # seeded synthetic heads of blank, BOM and other bytes
+    alphabet = np.frombuffer(b"\xef\xbb\xbf \t\r\n{x\x00\xff\x0b\x0c", dtype=np.uint8)
+    heads = [b"", b"\xef\xbb\xbf", b" \n", b"\x0b", b" " * 5000 + b"{"]
+    heads += [rng.choice(alphabet, int(rng.integers(0, 9))).tobytes() for _ in range(4000)]
+    for head in heads:
+        assert detect.is_empty(head) == (not head.strip(b"\xef\xbb\xbf \t\r\n")), head
