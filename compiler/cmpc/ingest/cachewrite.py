@@ -14,6 +14,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import fields
 from functools import partial
 from pathlib import Path
 
@@ -32,7 +33,7 @@ class _Behind(Cache):
     ready: threading.Semaphore  # released once per job queued (queue's import is 1 ms)
 
     def __init__(self, plain: Cache, memos: bool) -> None:
-        super().__init__(plain.root, plain.lazy)
+        super().__init__(**{f.name: getattr(plain, f.name) for f in fields(plain)})
         object.__setattr__(self, "plain", plain)  # the cache the thread writes to
         object.__setattr__(self, "memos", memos)  # whether any hash memo was there at the start
         object.__setattr__(self, "jobs", collections.deque())
