@@ -23,8 +23,9 @@ ASSUMPTION = (
 CARRIED = "the interval {source} published for this ratio ({date}), not computed by cmpc"
 
 BOUND_NOTE = (
-    "a side's read is a bound (every frontier point is faster than the target), so the ratio is "
-    "itself a bound; cmpc derives no one-sided bound from a published interval, so it carries none"
+    "a side's read is a lower bound (every point of its frontier is faster than the target), "
+    "so the ratio is itself a bound; cmpc derives no one-sided bound from a published "
+    "interval, so it carries none"
 )
 
 

@@ -42,18 +42,18 @@ else:  # only read when the runs were resampled: not on a rebuild from the stage
 
 RUNS_SEED = 0x5EED  # the stream that draws repetitions (runs), apart from each run's own
 BOUND_NOTE = (
-    "both sides' reads are lower bounds (every run is faster than the target), so the ratio "
-    "bounds neither way and no interval around it would mean anything; each system's read has "
-    "its one-sided bound"
+    "both sides' reads are lower bounds (every point of each frontier is faster than the "
+    "target), so the ratio bounds neither way and no interval around it would mean anything; "
+    "each system's read has its one-sided bound"
 )
 ONE_SIDED_NOTE = (
-    "one side's read is a lower bound (every run is faster than the target), so the ratio is "
-    "itself a bound: it gets a one-sided bound in that direction, from the replicates' ratios, "
-    "and never two interval ends"
+    "one side's read is a lower bound (every point of its frontier is faster than the target), "
+    "so the ratio is itself a bound: it gets a one-sided bound in that direction, from the "
+    "replicates' ratios, and never two interval ends"
 )
 TOO_FEW_NOTE = (
-    "one side's read is a lower bound (every run is faster than the target), so the ratio is "
-    "itself a bound, and too few replicates have a read to bound it one-sided"
+    "one side's read is a lower bound (every point of its frontier is faster than the target), "
+    "so the ratio is itself a bound, and too few replicates have a read to bound it one-sided"
 )
 
 

@@ -63,7 +63,7 @@ def lower_bound_note(ctx: Context, at: JsonObject) -> Md:
             "throughput at the target itself was not measured)"
         ).format(latency_name(ctx), where)
     return Md(
-        "measured at {}: a lower bound (every run is faster than the target; "
+        "measured at {}: a lower bound (every point of its frontier is faster than the target; "
         "throughput at the target itself was not measured)"
     ).format(where)
 

@@ -347,8 +347,8 @@ def bound_caution(ctx: Context, h: JsonObject) -> Md | None:
         return None
     name = system if bound == "lower" else base
     text = Md(
-        "the read of {} is a lower bound (every run is faster than the target), so the "
-        "ratio is {} bound"
+        "the read of {} is a lower bound (every point of its frontier is faster than the "
+        "target), so the ratio is {} bound"
     ).format(_bound_read(ctx, name), Md("a lower") if bound == "lower" else Md("an upper"))
     if not h.get("winner"):
         text += Md(": the lead at the target may be smaller or reverse, so no winner is named")
