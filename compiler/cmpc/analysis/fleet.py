@@ -35,7 +35,7 @@ from cmpc.compute.fleet import (
 )
 from cmpc.compute.frontier import Point, pareto_frontier, read_latency, read_target
 from cmpc.compute.frontier_batch import along_latency
-from cmpc.compute.intervals import lower_bound
+from cmpc.compute.percentile import one_sided_bound
 from cmpc.diagnostics import Diagnostic, warning
 from cmpc.ingest.points import RunPoint, SystemData
 from cmpc.ir import model as ir
@@ -414,7 +414,7 @@ def _cap_value(read: T.CostCapRead) -> float | None:
 
 def one_sided(comparison: ir.Comparison, replicates: np.ndarray) -> float | None:
     """The one-sided lower bound at the spec's confidence of a read that is a lower bound."""
-    return lower_bound(replicates, comparison.uncertainty.confidence)
+    return one_sided_bound(replicates, comparison.uncertainty.confidence)
 
 
 def _not_per_token(comparison: ir.Comparison) -> str | None:

@@ -30,7 +30,7 @@ from cmpc.analysis.reads import by_latency
 from cmpc.analysis.tokens import accounting
 from cmpc.compute.accounting import counted_tokens, split_input
 from cmpc.compute.frontier_batch import along_latency, read_batch, read_batch_latency
-from cmpc.compute.intervals import Interval, interval, lower_bound, spread, within_noise
+from cmpc.compute.intervals import Interval, interval, spread, within_noise
 from cmpc.compute.percentile import one_sided_bound, quotients
 from cmpc.ingest.points import RunPoint
 from cmpc.ir import model as ir
@@ -50,6 +50,11 @@ ONE_SIDED_NOTE = (
     "one side's read is a lower bound (every point of its frontier is faster than the target), "
     "so the ratio is itself a bound: it gets a one-sided bound in that direction, from the "
     "replicates' ratios, and never two interval ends"
+)
+BEYOND_NOTE = (
+    "one side's read is a lower bound (every point of its frontier is faster than the target), "
+    "so the ratio is itself a bound, and the replicates' quantile lies beyond the ratio in the "
+    "bound's direction: it would strengthen the claim, so the ratio carries no one-sided bound"
 )
 TOO_FEW_NOTE = (
     "one side's read is a lower bound (every point of its frontier is faster than the target), "
@@ -281,7 +286,7 @@ def system_uncertainty(
     reads = found.boot
     bound = at["bound"] == "lower"  # a bound's interval is one-sided: no two ends around it
     read_ci = None if bound else ci(comparison, reads, at["throughput_per_gpu"])
-    one_sided = lower_bound(reads, comparison.uncertainty.confidence) if bound else None
+    one_sided = one_sided_bound(reads, comparison.uncertainty.confidence) if bound else None
     size = reps.resamples
     runs: list[T.RunInterval] = []
     for r in reps.runs:
@@ -354,21 +359,31 @@ def bound_ratio_interval(
         return {**empty, "interval_note": BOUND_NOTE}
     level = comparison.uncertainty.confidence
     # as the two-sided interval scales them: per-GPU ratios to the normalization's
-    found = one_sided_bound((ratio * r / per_gpu for r in per_gpu_ratios), ratio, level, bound)
+    found = one_sided_bound((ratio * r / per_gpu for r in per_gpu_ratios), level, bound)
+    note = ONE_SIDED_NOTE if found is not None else TOO_FEW_NOTE
+    if found is not None and beyond(found, ratio, bound):
+        found, note = None, BEYOND_NOTE
     cost, cost_found = head["cost_ratio"], None
     if cost is not None and found is not None:
-        cost_found = one_sided_bound(
-            quotients(cost * per_gpu, per_gpu_ratios), cost, level, str(inverse_bound(bound))
-        )
+        inverse = str(inverse_bound(bound))
+        cost_found = one_sided_bound(quotients(cost * per_gpu, per_gpu_ratios), level, inverse)
+        if cost_found is not None and beyond(cost_found, cost, inverse):
+            cost_found = None
     return {
         **empty,
         "throughput_ratio_one_sided_ci": found,
         "cost_ratio_one_sided_ci": cost_found,
         "within_noise": holds_one(found, bound),
         "cost_within_noise": holds_one(cost_found, inverse_bound(bound)),
-        "interval_note": ONE_SIDED_NOTE if found is not None else TOO_FEW_NOTE,
+        "interval_note": note,
         "interval_basis": "computed" if found is not None else None,
     }
+
+
+def beyond(found: float, estimate: float, side: str) -> bool:
+    """A one-sided bound past the figure it bounds (a lower one above it, an upper one below):
+    it would strengthen the claim, reading as no uncertainty at all."""
+    return found > estimate if side == "lower" else found < estimate
 
 
 def holds_one(bound: float | None, side: str | None) -> bool | None:
