@@ -199,6 +199,9 @@ def test_a_one_sided_bound_across_1_is_within_noise(
         "The lead is not established at 95%: the ratio's one-sided bound "
         f"({low:.3f}) does not exclude 1" in built["report"]
     )
+    # the [^ci] note says how a one-sided bound treats replicates without a read
+    note = next(line for line in built["report"].splitlines() if line.startswith("[^ci]: "))
+    assert "left out of two-sided intervals; a one-sided bound counts them as its least " in note
     rows = built["results"]["sensitivity"]["rows"]
     assert rows and all(r["within_noise"] is True for r in rows if r["bound"] == "lower")
 

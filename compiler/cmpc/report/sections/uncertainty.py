@@ -130,6 +130,15 @@ def noise_sentence(ctx: Context) -> Md | None:
     return Md(" ").join(parts) if parts else None
 
 
+def _any_one_sided(ctx: Context) -> bool:
+    """Whether a figure in the report carries a one-sided bound (the headline's or a read's)."""
+    h = ctx.results.get("headline") or {}
+    if is_number(h.get("throughput_ratio_one_sided_ci")):
+        return True
+    reads = ((ctx.systems.get(n) or {}).get("uncertainty") or {} for n in ctx.order)
+    return any(is_number(u.get("throughput_per_gpu_one_sided_ci")) for u in reads)
+
+
 def footnote(ctx: Context) -> Md | None:
     """The intervals' method, resample count and seed, and what they do not cover."""
     u = ctx.results.get("uncertainty") or {}
@@ -142,12 +151,18 @@ def footnote(ctx: Context) -> Md | None:
             "duration follow its resampled mean end-to-end latency (an open-loop run's is held), "
             "rebuilds each system's frontier and reads it at the target, so the ratio's interval "
             "holds every run's variation. Replicates whose frontier misses the target are left "
-            "out. See docs/statistics.md."
+            "out{}. See docs/statistics.md."
         ).format(
             Md(confidence_level(ctx)),
             escape(METHOD_NAMES.get(u.get("method", ""), u.get("method", ""))),
             number(u.get("resamples")),
             number(u.get("seed")),
+            Md(
+                " of two-sided intervals; a one-sided bound counts them as its least favourable "
+                "value"
+            )
+            if _any_one_sided(ctx)
+            else Md(""),
         )
     ]
     if not any((ctx.systems.get(n) or {}).get("data") == "runs" for n in ctx.order):
