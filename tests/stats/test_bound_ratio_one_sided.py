@@ -199,6 +199,13 @@ def test_a_one_sided_bound_across_1_is_within_noise(
         "The lead is not established at 95%: the ratio's one-sided bound "
         f"({low:.3f}) does not exclude 1" in built["report"]
     )
+    # at equal prices the cost ratio is 1 / the per-GPU ratio: an upper bound, 95% quantile
+    with np.errstate(divide="ignore", invalid="ignore"):
+        equal_reps = 1.0 / np.asarray(built["ratios"], dtype=float)
+    equal = float(np.quantile(np.where(np.isfinite(equal_reps), equal_reps, np.inf), 0.95))
+    assert equal > 1 > head["cost_ratio_at_equal_price"]
+    assert head["cost_ratio_at_equal_price_one_sided_ci"] == pytest.approx(equal, rel=1e-12)
+    assert "at equal prices is at least 5.5% lower (one-sided 95%: at most " in built["report"]
     # the [^ci] note says how a one-sided bound treats replicates without a read
     note = next(line for line in built["report"].splitlines() if line.startswith("[^ci]: "))
     assert "left out of two-sided intervals; a one-sided bound counts them as its least " in note

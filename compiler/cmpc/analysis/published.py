@@ -156,6 +156,7 @@ def ratio_interval(
         "cost_ratio_ci": None if cost_ci is None else cost_ci.as_list(),
         "throughput_ratio_one_sided_ci": None,
         "cost_ratio_one_sided_ci": None,
+        "cost_ratio_at_equal_price_one_sided_ci": None,
         "confidence": level,
         "within_noise": within_noise(found, band),
         "cost_within_noise": within_noise(cost_ci, band) if cost_ci else None,

@@ -363,21 +363,35 @@ def bound_ratio_interval(
     note = ONE_SIDED_NOTE if found is not None else TOO_FEW_NOTE
     if found is not None and beyond(found, ratio, bound):
         found, note = None, BEYOND_NOTE
-    cost, cost_found = head["cost_ratio"], None
-    if cost is not None and found is not None:
-        inverse = str(inverse_bound(bound))
-        cost_found = one_sided_bound(quotients(cost * per_gpu, per_gpu_ratios), level, inverse)
-        if cost_found is not None and beyond(cost_found, cost, inverse):
-            cost_found = None
+    inverse = str(inverse_bound(bound))
+    cost = head["cost_ratio"]
+    cost_found = (
+        None
+        if cost is None or found is None
+        else _inverse_bound(quotients(cost * per_gpu, per_gpu_ratios), cost, level, inverse)
+    )
+    equal_found = None if found is None else _inverse_bound(
+        quotients(1.0, per_gpu_ratios), 1.0 / per_gpu, level, inverse
+    )  # fmt: skip
     return {
         **empty,
         "throughput_ratio_one_sided_ci": found,
         "cost_ratio_one_sided_ci": cost_found,
+        "cost_ratio_at_equal_price_one_sided_ci": equal_found,
         "within_noise": holds_one(found, bound),
         "cost_within_noise": holds_one(cost_found, inverse_bound(bound)),
         "interval_note": note,
         "interval_basis": "computed" if found is not None else None,
     }
+
+
+def _inverse_bound(
+    replicates: Sequence[float], estimate: float, level: float, side: str
+) -> float | None:
+    """A cost ratio's one-sided bound (`side`: the inverse of the throughput ratio's), or None
+    past the ratio, as the throughput ratio's is."""
+    found = one_sided_bound(replicates, level, side)
+    return None if found is None or beyond(found, estimate, side) else found
 
 
 def beyond(found: float, estimate: float, side: str) -> bool:
@@ -407,6 +421,7 @@ def headline_uncertainty(
         "cost_ratio_ci": None,
         "throughput_ratio_one_sided_ci": None,
         "cost_ratio_one_sided_ci": None,
+        "cost_ratio_at_equal_price_one_sided_ci": None,
         "confidence": u.confidence if u.enabled else None,
         "within_noise": None,
         "cost_within_noise": None,
@@ -444,6 +459,7 @@ def headline_uncertainty(
         "cost_ratio_ci": as_list(cost_ci),
         "throughput_ratio_one_sided_ci": None,
         "cost_ratio_one_sided_ci": None,
+        "cost_ratio_at_equal_price_one_sided_ci": None,
         "confidence": u.confidence,
         "within_noise": within_noise(ratio_ci, band) if ratio_ci else None,
         "cost_within_noise": within_noise(cost_ci, band) if cost_ci else None,

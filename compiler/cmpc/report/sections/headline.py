@@ -122,6 +122,11 @@ def headline(ctx: Context) -> JsonObject:
             h.get("system"),
             band,
         )
+        out["equal"]["interval"] = one_sided_change(
+            ctx, "headline.cost_ratio_at_equal_price", "cost ratio at equal prices",
+            h.get("cost_ratio_at_equal_price_one_sided_ci"), _inverse(bound), ("higher", "lower"),
+            h.get("system", ""),
+        )  # fmt: skip
         # per node (or rack), fewer tokens can still be cheaper: prices are per GPU-hour
         out["equal"]["basis"] = (
             Md(" per GPU-hour") if ctx.per() not in ("gpu", "dollar") else Md("")
