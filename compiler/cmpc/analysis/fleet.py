@@ -34,7 +34,7 @@ from cmpc.compute.fleet import (
     users_per_megawatt,
 )
 from cmpc.compute.frontier import Point, pareto_frontier, read_latency, read_target
-from cmpc.compute.frontier_batch import along_latency
+from cmpc.compute.frontier_batch import mirrored_latency_ms
 from cmpc.compute.percentile import one_sided_bound
 from cmpc.diagnostics import Diagnostic, warning
 from cmpc.ingest.points import RunPoint, SystemData
@@ -179,7 +179,7 @@ def cap_axis(comparison: ir.Comparison) -> T.CapAxis:
 
 def _axis(speed: np.ndarray, along: T.CapAxis) -> np.ndarray:
     """The cap read's x: interactivity, or -latency in ms (higher is better on both)."""
-    return speed if along == "interactivity" else along_latency(speed)
+    return speed if along == "interactivity" else mirrored_latency_ms(speed)
 
 
 def _output_frontier(system: ir.System, runs: Sequence[RunPoint]) -> tuple[Point, ...]:

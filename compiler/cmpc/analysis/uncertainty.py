@@ -29,7 +29,7 @@ from cmpc.analysis.readmemo import read_key, remembered
 from cmpc.analysis.reads import by_latency
 from cmpc.analysis.tokens import accounting
 from cmpc.compute.accounting import counted_tokens, split_input
-from cmpc.compute.frontier_batch import along_latency, read_batch, read_batch_latency
+from cmpc.compute.frontier_batch import mirrored_latency_ms, read_batch, read_batch_latency
 from cmpc.compute.intervals import Interval, interval, spread, within_noise
 from cmpc.compute.percentile import one_sided_bound, quotients
 from cmpc.ingest.points import RunPoint
@@ -174,7 +174,7 @@ def _rows_at_target(latency: ir.Latency, speed: np.ndarray, through: np.ndarray)
         peak = np.max(np.where(usable, through, -np.inf), axis=1, initial=-np.inf)
         return np.where(np.isfinite(peak), peak, np.nan)
     latency_axis = by_latency(latency)
-    axis = along_latency(speed) if latency_axis else speed
+    axis = mirrored_latency_ms(speed) if latency_axis else speed
     at = -target.latency_ms if latency_axis else target.interactivity_tok_s_user
     if latency_axis:
         values = read_batch_latency(speed, through, target.latency_ms, latency.read)

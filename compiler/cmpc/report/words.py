@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from cmpc.report.text import Md, number
 
@@ -62,6 +63,12 @@ PARAMETERS = {
     "normalize": "normalization unit",
     "target": "target",
 }
+
+
+def latency_name(latency: Mapping[str, Any]) -> str:
+    """The constrained statistic and metric of results' `conditions.latency`: `P90 TTFT`."""
+    metric = latency.get("metric") or "latency"
+    return f"{statistic_name(latency.get('statistic'))} {METRIC_NAMES.get(metric, metric)}"
 
 
 def statistic_name(stat: str | None) -> str:

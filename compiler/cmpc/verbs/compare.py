@@ -20,7 +20,7 @@ from cmpc.language.vocabulary import METRICS
 from cmpc.outcome import Outcome
 from cmpc.report.latency_unit import MS, along_latency
 from cmpc.report.text import number, usd
-from cmpc.report.words import statistic_name
+from cmpc.report.words import latency_name
 from cmpc.safe_text import terminal_text
 from cmpc.safefs import create_file
 from cmpc.source import SourceFile
@@ -335,7 +335,7 @@ def render_terminal(results: dict[str, Any], report: str) -> str:
         out += [line, ""]
     latency = (results.get("conditions") or {}).get("latency") or {}
     along = along_latency(latency)  # ttft or e2el: the latency, never 1 / latency as tok/s/user
-    axis = f"{_latency_name(latency)} ms" if along else "tok/s/user"
+    axis = f"{latency_name(latency)} ms" if along else "tok/s/user"
     rows = [["side", "files", "GPUs", "throughput tok/s/gpu", axis, "USD/M tokens"]]
     inputs = results.get("inputs") or []
     for name in ("a", "b"):
@@ -368,11 +368,6 @@ def render_terminal(results: dict[str, Any], report: str) -> str:
     if notes:
         out += ["", *(_plain(n) for n in notes)]
     return "\n".join(out) + "\n"
-
-
-def _latency_name(latency: dict[str, Any]) -> str:
-    """`P90 TTFT`: the constrained statistic and metric."""
-    return f"{statistic_name(latency.get('statistic'))} {str(latency.get('metric')).upper()}"
 
 
 def _axis_value(at: dict[str, Any], along: bool) -> object:
