@@ -63,6 +63,7 @@ def _results(build, spec: str, sets: tuple[str, ...] = ()) -> dict[str, Any]:
 
 def _both_ways(results: dict[str, Any], monkeypatch, spy: list[str]) -> tuple[Any, Any]:
     """render_outputs of the same results with the compiled templates and with jinja2."""
+    assert precompiled.is_current(), "stale: run `python scripts/compile_templates.py`"
     del spy[:]
     compiled = render_outputs(copy.deepcopy(results))
     assert spy == ["compiled"], "the precompiled templates did not render"
