@@ -294,7 +294,7 @@ def _sweep(tmp_path: Path) -> Path:
     return spec
 
 
-def test_a_cold_and_a_warm_build_import_no_jinja2(tmp_path):
+def test_a_cold_a_warm_and_an_html_build_import_no_jinja2(tmp_path):
     spec = _sweep(tmp_path)
     out = str(tmp_path / "out")
     code, cold = modules_loaded("build", str(spec), "-o", out, "--quiet", cwd=tmp_path)
@@ -303,7 +303,9 @@ def test_a_cold_and_a_warm_build_import_no_jinja2(tmp_path):
     args = ("build", str(spec), "-o", out, "--quiet", "--set", price)
     code, warm = modules_loaded(*args, cwd=tmp_path, settled=True)
     assert code == 0 and "cmpc.report.compiled_templates" in warm
-    for modules in (cold, warm):
+    code, html = modules_loaded(*args, "--format", "html", cwd=tmp_path, settled=True)
+    assert code == 0 and "cmpc.report.html" in html  # the HTML page needs no jinja2 either
+    for modules in (cold, warm, html):
         assert sorted(m for m in modules if m.split(".")[0] in JINJA2_MODULES) == []
     assert (tmp_path / "out" / "report.md").read_text().startswith("# ")
 
