@@ -8,8 +8,9 @@ report/environment.py builds (the reference); this script rewrites its `from jin
 import` to cmpc.report.template_runtime and wraps each template's module code in a factory
 function, so a build renders without importing jinja2. It refuses (exit 1) a template whose code
 needs a part of jinja2 the runtime does not reproduce. `--check` compares the templates' SHA-256
-(and those of the cmpc modules jinja2 ran while folding constants), not the generated text, so a
-new jinja2 release does not make a current module look stale.
+(and those of report/environment.py, whose options shape the code, and of the cmpc modules
+jinja2 ran while folding constants), not the generated text, so a new jinja2 release does not
+make a current module look stale.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ HEADER = '''"""cmpc's report templates compiled by jinja2 {jinja2} (scripts/comp
 Do not edit: change a template in cmpc/report/templates and run
 `python scripts/compile_templates.py`. Each factory holds jinja2's code for one template, run by
 cmpc.report.template_runtime instead of jinja2.runtime; report/precompiled.py uses it only while
-DIGESTS (and FOLDED) match the files, and renders with jinja2 otherwise.
+DIGESTS and MODULES match the files, and renders with jinja2 otherwise.
 """
 # ruff: noqa
 # fmt: off
@@ -139,9 +140,10 @@ def module_text(env, sources: dict[str, str], filename, digests: dict[str, str])
         lines.append("    return root, blocks, debug_info")
         chunks.append(lines)
         entries.append((name, factory, len(lines), debug_info))
-    folded = {}
-    if calls:  # the generated code holds results of cmpc code: it is current only with it
-        folded = precompiled.source_digests(("text.py", "template_filters.py"))
+    # the code also follows the environment's options (trim_blocks, finalize, ...) and, when
+    # jinja2 folded constants through cmpc's finalizer or filters, holds their results
+    shaped_by = ("environment.py", *(("text.py", "template_filters.py") if calls else ()))
+    modules = precompiled.source_digests(shaped_by)
     head = [
         f"from cmpc.report.template_runtime import {', '.join(sorted(imports))}",
         "",
@@ -149,7 +151,9 @@ def module_text(env, sources: dict[str, str], filename, digests: dict[str, str])
         "DIGESTS = {",
         *(f"    {n!r}: {d!r}," for n, d in sorted(digests.items())),
         "}",
-        f"FOLDED = {folded!r}",
+        "MODULES = {",
+        *(f"    {n!r}: {d!r}," for n, d in modules.items()),
+        "}",
         "",
         "",
     ]

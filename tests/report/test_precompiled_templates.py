@@ -368,3 +368,14 @@ def test_a_template_added_to_the_folder_makes_the_module_stale(template_copy):
     assert not precompiled.is_current()
     (template_copy / "extra.md.j2").unlink()
     assert precompiled.is_current()
+
+
+def test_an_edited_environment_makes_the_module_stale(tmp_path, monkeypatch):
+    """Its options (trim_blocks, finalize, ...) shape the generated code as much as a template."""
+    package = tmp_path / "report"
+    shutil.copytree(precompiled.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(precompiled, "PACKAGE", str(package))
+    assert precompiled.is_current()
+    options = package / "environment.py"
+    options.write_text(options.read_text().replace("trim_blocks=True", "trim_blocks=False"))
+    assert not precompiled.is_current() and precompiled.current_environment() is None

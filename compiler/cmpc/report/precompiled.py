@@ -1,9 +1,10 @@
 """The package templates as precompiled Python, used only while they match the files on disk.
 
 report/compiled_templates.py holds jinja2's own code for every file of report/templates/, with
-the SHA-256 of each; `current_environment()` hands out its environment only when the folder still
-holds exactly those files, so an edited template is rendered by jinja2 (the reference), never
-stale. Regenerate with `python scripts/compile_templates.py`.
+the SHA-256 of each (and of report/environment.py, whose options shape the code);
+`current_environment()` hands out its environment only when the folder still holds exactly
+those files, so an edited template is rendered by jinja2 (the reference), never stale.
+Regenerate with `python scripts/compile_templates.py`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def template_digests(folder: str) -> dict[str, str]:
 
 
 def source_digests(paths: tuple[str, ...]) -> dict[str, str]:
-    """{path under the package: SHA-256} of the modules whose code jinja2 ran while compiling."""
+    """{path under report/: SHA-256} of the modules the compiled code depends on."""
     digests = {}
     for relative in paths:
         with open(os.path.join(PACKAGE, relative), "rb") as handle:
@@ -45,7 +46,7 @@ def is_current(folder: str | None = None) -> bool:
     try:
         if template_digests(folder or PACKAGE_TEMPLATES) != compiled.DIGESTS:
             return False
-        return source_digests(tuple(compiled.FOLDED)) == compiled.FOLDED
+        return source_digests(tuple(compiled.MODULES)) == compiled.MODULES
     except OSError:
         return False
 
