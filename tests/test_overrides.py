@@ -172,3 +172,11 @@ def test_a_key_under_a_value_line_is_refused_not_ignored():
     assert "`normalize` is a value, not a block" in problem.message
     whole = compiled("normalize=mw")
     assert whole.comparison is not None and whole.comparison.normalize.per == "mw"
+
+
+def test_an_unset_line_was_its_whole_value_basis_and_source_included():
+    """`--unset system.mi355x.power` removes `power 2.09 kW basis provisioned source
+    semianalysis_tco`: its `was` is that whole value, not `2.09 kW` without its basis."""
+    result = compiled(unsets=("system.mi355x.power",))
+    was = {o.path: o.was for o in result.overrides}
+    assert was["system.mi355x.power"] == "2.09 kW basis provisioned source semianalysis_tco"

@@ -178,8 +178,8 @@ def _set(
             return entry, f"`{key}` is a value, not a block: set it whole, e.g. `{key}=...`"
         elif rest:
             new_child, problem = _set(child, rest, value, was)
-        elif value is None:
-            was.append(_leading_text(child))
+        elif value is None:  # removed whole: what it was, its basis and source included
+            was.append(values_text(child.alternatives) if child.alternatives else "{ ... }")
             del body[i]
             return replace(entry, body=tuple(body)), None
         else:
