@@ -122,8 +122,11 @@ def test_an_upper_bound_ratio_on_the_synthetic_sweep(tmp_path: Path) -> None:
     results, report, _ = build(SPECS / "synthetic-sweep.cmp", tmp_path / "out", *sets)
     head = results["headline"]
     assert head["bound"] == "upper"
-    assert head["throughput_ratio_one_sided_ci"] >= head["throughput_ratio"]
-    assert head["cost_ratio_one_sided_ci"] <= head["cost_ratio"]
+    # strictly beyond: nothing clamps them to the ratio any more, and the wrong tail (a 5%
+    # quantile for an upper bound) would fall on the ratio's other side and give no bound
+    assert head["throughput_ratio_one_sided_ci"] > head["throughput_ratio"]
+    assert head["cost_ratio_one_sided_ci"] < head["cost_ratio"]
+    assert head["cost_ratio_at_equal_price_one_sided_ci"] < head["cost_ratio_at_equal_price"]
     line = next(line for line in report.splitlines() if line.startswith("**alpha"))
     assert "at least 28.5% fewer (one-sided 95%: at least " in line
     assert "at least 11.8% higher (one-sided 95%: at least " in line
