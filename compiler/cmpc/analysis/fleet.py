@@ -414,7 +414,7 @@ def _cap_value(read: T.CostCapRead) -> float | None:
 
 def one_sided(comparison: ir.Comparison, replicates: np.ndarray) -> float | None:
     """The one-sided lower bound at the spec's confidence of a read that is a lower bound."""
-    return one_sided_bound(replicates, comparison.uncertainty.confidence)
+    return one_sided_bound(replicates.tolist(), comparison.uncertainty.confidence)
 
 
 def _not_per_token(comparison: ir.Comparison) -> str | None:

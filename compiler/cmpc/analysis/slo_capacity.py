@@ -153,7 +153,8 @@ def capacity_at_slo(
         return out, None
     loads, through = _read_replicates(groups, rep_stats, rep_tput, bound)
     if read.bounded_by_sweep:  # "at least the highest load": one-sided, no two ends
-        out["load_one_sided_ci"] = one_sided_bound(loads, comparison.uncertainty.confidence)
+        level = comparison.uncertainty.confidence
+        out["load_one_sided_ci"] = one_sided_bound(loads.tolist(), level)
     else:
         out["load_ci"] = as_list(ci(comparison, loads, read.load))
     out["throughput_per_gpu_ci"] = as_list(ci(comparison, through, read.throughput))

@@ -286,7 +286,8 @@ def system_uncertainty(
     reads = found.boot
     bound = at["bound"] == "lower"  # a bound's interval is one-sided: no two ends around it
     read_ci = None if bound else ci(comparison, reads, at["throughput_per_gpu"])
-    one_sided = one_sided_bound(reads, comparison.uncertainty.confidence) if bound else None
+    level = comparison.uncertainty.confidence
+    one_sided = one_sided_bound(reads.tolist(), level) if bound else None
     size = reps.resamples
     runs: list[T.RunInterval] = []
     for r in reps.runs:
