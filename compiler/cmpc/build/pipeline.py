@@ -18,7 +18,7 @@ from cmpc.build.exports import export_files, unknown_exports
 from cmpc.build.gates import check_policy, parse_all
 from cmpc.build.model import Built, Options
 from cmpc.build.outputs import check_target, write_atomically
-from cmpc.build.staging import open_stage
+from cmpc.build.staging import open_stage, stage_file
 from cmpc.compile import compile_spec
 from cmpc.diagnostics import Diagnostic, error, has_errors, located
 from cmpc.files import display_path, read_source
@@ -173,6 +173,7 @@ def _compute_build(
         )
         return failed()
     spec_dir = Path(spec_path).resolve().parent
+    found = stage_file(comparison, _stage_root(options, spec_dir) if lazy else None, options.sketch)
     with _executor(options) as (executor, problems):
         diagnostics += problems
         if has_errors(diagnostics):
@@ -187,12 +188,12 @@ def _compute_build(
             remote=options.remote,
             sketch=options.sketch,
             lazy=lazy and options.use_cache,
+            stage=found,
         )
     diagnostics += located(problems, compiled.origins)
     if has_errors(diagnostics):
         return failed()
-    root = _stage_root(options, spec_dir, problems) if lazy else None
-    stage = open_stage(comparison, inputs, root, options.sketch)
+    stage = open_stage(found)
     with recording(stage.memo):
         analysis, warnings = analyze(comparison, data)
     diagnostics += located(warnings, compiled.origins)
@@ -230,9 +231,10 @@ def _compute_build(
     return dataclasses.replace(built, files=files | exported, diagnostics=tuple(diagnostics))
 
 
-def _stage_root(options: Options, spec_dir: Path, problems: list[Diagnostic]) -> Path | None:
-    """The cache folder the analysis stage lives in: the one the runs came from, if used."""
-    if not options.use_cache or any(d.code == "W701" for d in problems):
+def _stage_root(options: Options, spec_dir: Path) -> Path | None:
+    """The cache folder the analysis stage lives in: the one the runs come from, if used (a
+    cache refused with W701 is not used: `load_data` then settles no stage)."""
+    if not options.use_cache:
         return None
     return Path(options.cache_dir) if options.cache_dir else cache_dir(spec_dir)
 
