@@ -127,7 +127,8 @@ def _loaded(spec: Path, *args: str, settled: bool = True) -> set[str]:
 
 
 # What a warm hit never runs: the trace readers and the reduction's metrics, pooling, resampling
-# and sketches (only a cache miss reads a file), and the analysis steps the stage recalls.
+# and sketches (only a cache miss reads a file), the analysis steps the stage recalls, and the
+# standard library only other paths use.
 OFF_THE_WARM_PATH = (
     "numpy",
     "cmpc.traces",
@@ -141,6 +142,10 @@ OFF_THE_WARM_PATH = (
     "cmpc.analysis.run_facts",
     "cmpc.analysis.slo_capacity",  # the sweep states no SLO
     "cmpc.compute.capacity",  # nor a capacity block
+    "argparse",  # a plain build line is read without it (and gettext, locale)
+    "gettext",
+    "importlib.resources",  # the code fingerprints list the package's folder
+    "zipfile",
 )
 
 
