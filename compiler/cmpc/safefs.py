@@ -14,11 +14,9 @@ from cmpc import lazy
 
 if TYPE_CHECKING:
     import pathlib
-    import secrets
     import tempfile
     from pathlib import Path
 else:  # only writes need them, and `cmpc check` writes nothing
-    secrets = lazy.module("secrets")
     tempfile = lazy.module("tempfile")
     # with urllib.parse and ipaddress, a twentieth of `cmpc check`, whose reads take strings
     pathlib = lazy.module("pathlib")
@@ -107,7 +105,7 @@ def create_file(path: Path, data: bytes) -> None:
 def new_folder(parent: Path, prefix: str) -> Path:
     """A new folder with a random name in `parent`, made exclusively, with the user's umask."""
     for _ in range(100):
-        path = parent / f"{prefix}{secrets.token_hex(4)}"
+        path = parent / f"{prefix}{os.urandom(4).hex()}"  # unique, not secret: no secrets
         try:
             path.mkdir(0o777)
         except FileExistsError:

@@ -146,6 +146,8 @@ OFF_THE_WARM_PATH = (
     "gettext",
     "importlib.resources",  # the code fingerprints list the package's folder
     "zipfile",
+    "secrets",  # the cache's temporary names are os.urandom's
+    "datetime",  # the sweep's runs and prices state no date
 )
 
 
