@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from cmpc.safefs import why_not_replaceable
+
 from .helpers import REPO, copy_spec, run_cli
 
 SWEEP = REPO / "specs" / "synthetic-sweep.cmp"
@@ -156,3 +158,18 @@ def test_files_the_earlier_build_wrote_are_replaced(spec, tmp_path, capsys):
     (out / "figures" / "old.svg").write_text("<svg/>\n")
     assert _build(capsys, spec, str(out))[0] == 0
     assert not (out / "figures" / "old.svg").exists()
+
+
+@pytest.mark.parametrize(
+    ("kept", "held"),
+    [
+        ("out", True),  # the folder itself (a template folder named as the output)
+        ("out/spec.cmp", True),
+        ("out/data/deep/run.json", True),
+        ("out2/spec.cmp", False),  # a sibling whose name begins with the folder's
+        ("spec.cmp", False),
+    ],
+)
+def test_a_folder_holds_an_input_exactly_when_the_input_is_at_or_below_it(tmp_path, kept, held):
+    reason = why_not_replaceable(tmp_path / "out", [tmp_path / kept])
+    assert (reason is not None and "an input of this build" in reason) is held
