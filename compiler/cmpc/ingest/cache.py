@@ -14,21 +14,16 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
 from stat import S_ISDIR
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import cmpc
-from cmpc import __version__, lazy
+from cmpc import __version__
 from cmpc.diagnostics import error
 from cmpc.ingest import cachefs
+from cmpc.ingest.codedigest import package_digest
 from cmpc.ingest.points import RunPoint
 from cmpc.jsontypes import JsonObject
 from cmpc.limits import current
 from cmpc.outcome import Outcome
-
-if TYPE_CHECKING:
-    from importlib import resources
-else:  # 2 ms of imports (zipfile): only a package that is not a folder needs them
-    resources = lazy.module("importlib.resources")
 
 ENV = "CMPC_CACHE_DIR"
 DEFAULT_NAME = ".cmpc-cache"
@@ -96,66 +91,6 @@ class Key:
 def code_fingerprint() -> str:
     """Digest of the reader and metric sources, so a changed reader never meets old entries."""
     return package_digest(("metrics.py",), ("ingest", "traces"))
-
-
-def package_digest(files: tuple[str, ...], folders: tuple[str, ...]) -> str:
-    """Digest of these package files, every `.py` in these folders and the compiled extensions.
-
-    The extensions (the number scan, the resampling draws) are hashed as built, so a rebuilt
-    or patched extension never meets entries its old build made. "unknown" if unreadable.
-    """
-    if not os.path.isdir(_PACKAGE):  # a zip: its reader lists it
-        return _resource_digest(files, folders)
-    digest = hashlib.sha256()
-    try:
-        sources = list(files)
-        for folder in folders:
-            listed = os.listdir(os.path.join(_PACKAGE, folder))
-            sources += sorted(f"{folder}/{n}" for n in listed if n.endswith(".py"))
-        sources += sorted(n for n in os.listdir(_PACKAGE) if _is_extension(n))
-        for name in sources:
-            digest.update(name.encode() + b"\0" + _source_bytes(name) + b"\0")
-    except OSError:
-        return "unknown"  # sources not readable: version alone
-    return digest.hexdigest()
-
-
-_PACKAGE = os.path.dirname(os.path.abspath(cmpc.__file__))
-_SOURCES: dict[tuple[str, int, int, int], bytes] = {}  # (name, inode, size, mtime): its bytes
-
-
-def _source_bytes(name: str) -> bytes:
-    """A package file's bytes, read once per process while its stat is unchanged (the cache's
-    and the stage's fingerprints share most files)."""
-    path = os.path.join(_PACKAGE, name)
-    st = os.stat(path)
-    memo = (name, st.st_ino, st.st_size, st.st_mtime_ns)
-    found = _SOURCES.get(memo)
-    if found is None:
-        with open(path, "rb") as handle:
-            found = _SOURCES[memo] = handle.read()
-    return found
-
-
-def _resource_digest(files: tuple[str, ...], folders: tuple[str, ...]) -> str:
-    """`package_digest` of a package importlib.resources reads (a zip)."""
-    root = resources.files("cmpc")
-    digest = hashlib.sha256()
-    try:
-        sources = [(name, root / name) for name in files]
-        for folder in folders:
-            sources += sorted((f"{folder}/{p.name}", p) for p in (root / folder).iterdir()
-                              if p.name.endswith(".py"))  # fmt: skip
-        sources += sorted((p.name, p) for p in root.iterdir() if _is_extension(p.name))
-        for name, source in sources:
-            digest.update(name.encode() + b"\0" + source.read_bytes() + b"\0")
-    except OSError:
-        return "unknown"  # sources not readable (e.g. a zip without them): version alone
-    return digest.hexdigest()
-
-
-def _is_extension(name: str) -> bool:
-    return name.startswith("_fast") and name.endswith((".so", ".pyd"))
 
 
 def cache_dir(spec_dir: Path) -> Path:
@@ -330,8 +265,7 @@ class Cache:
         """
         try:
             st = st or path.stat()
-            signature = _signature(path, st)
-            name, _ = _memo(path, st, "", signature)
+            name, _ = _memo(path, st, "")
             with cachefs.folder(self.root, "hashes") as fd:
                 text = cachefs.read(fd, name, MEMO_BYTES).decode("ascii")
         except (OSError, ValueError):
@@ -339,7 +273,7 @@ class Cache:
         parts = text.split(" ")
         if len(parts) != 3 or not _is_sha256(parts[1]):
             return None
-        return parts[1] if _memo(path, st, parts[1], signature)[1] == text else None
+        return parts[1] if _memo(path, st, parts[1])[1] == text else None
 
 
 MEMO_BYTES = 1024
@@ -438,16 +372,14 @@ def _too_deep(data: bytes, limit: int = DEPTH) -> bool:
 
 def _signature(path: Path, st: os.stat_result) -> str:
     return (
-        f"{os.path.realpath(path)}\0{st.st_dev}\0{st.st_ino}\0{st.st_size}\0"
+        f"{path.resolve()}\0{st.st_dev}\0{st.st_ino}\0{st.st_size}\0"
         f"{st.st_mtime_ns}\0{st.st_ctime_ns}"
     )
 
 
-def _memo(
-    path: Path, st: os.stat_result, sha256: str, signature: str | None = None
-) -> tuple[str, str]:
+def _memo(path: Path, st: os.stat_result, sha256: str) -> tuple[str, str]:
     """A memo's file name (the digest of the file's signature) and its text for `sha256`."""
-    name = hashlib.sha256((signature or _signature(path, st)).encode()).hexdigest()
+    name = hashlib.sha256(_signature(path, st).encode()).hexdigest()
     check = hashlib.sha256(f"{name} {sha256}".encode()).hexdigest()
     return name, f"{name} {sha256} {check}"
 

@@ -33,10 +33,10 @@ from cmpc.ingest.cache import (
     LazyPoints,
     Reduced,
     Summary,
-    package_digest,
     summary_of,
     summary_of_reduced,
 )
+from cmpc.ingest.codedigest import package_digest
 from cmpc.ingest.points import RunPoint
 from cmpc.limits import current
 
