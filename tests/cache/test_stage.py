@@ -165,6 +165,11 @@ def test_a_warm_rebuild_imports_nothing_that_only_a_miss_or_the_analysis_uses(
     assert sorted(m for m in OFF_THE_WARM_PATH if m in warm) == []
 
 
+def _blake2b(body: bytes) -> str:
+    """The stage's checksum (docs/architecture.md), computed here."""
+    return hashlib.blake2b(body, digest_size=32).hexdigest()
+
+
 def _stage_files(cache: Path) -> list[Path]:
     return sorted((cache / FOLDER).glob("*.json"))
 
@@ -179,7 +184,7 @@ def _damaged(text: bytes) -> list[bytes]:
 
     def rehashed(new_steps: dict) -> bytes:
         new_body = json.dumps(new_steps).encode()
-        new_head = dict(header, sha256=hashlib.sha256(new_body).hexdigest())
+        new_head = dict(header, blake2b=_blake2b(new_body))
         return json.dumps(new_head).encode() + b"\n" + new_body
 
     return [
@@ -251,7 +256,7 @@ def test_a_stage_step_that_breaks_the_build_is_retried_without_the_stage(
         if isinstance(value, dict) and "per_gpu" in value:  # a system's read
             steps[key] = json.dumps(dict(value, per_gpu="not a number"))
     new_body = json.dumps(steps).encode()
-    header = dict(json.loads(head), sha256=hashlib.sha256(new_body).hexdigest())
+    header = dict(json.loads(head), blake2b=_blake2b(new_body))
     stored.write_bytes(json.dumps(header).encode() + b"\n" + new_body)
     assert _build(sweep, tmp_path / "warm", cache, price) == fresh
 
@@ -306,7 +311,7 @@ def test_a_step_the_stage_lacks_reads_its_entries_and_a_lost_entry_its_runs(
     (stored,) = _stage_files(cache)
     head, _, body = stored.read_bytes().partition(b"\n")
     only_entries = json.dumps({ENTRIES: json.loads(body)[ENTRIES]}).encode()
-    header = dict(json.loads(head), sha256=hashlib.sha256(only_entries).hexdigest())
+    header = dict(json.loads(head), blake2b=_blake2b(only_entries))
     partial = json.dumps(header).encode() + b"\n" + only_entries
     stored.write_bytes(partial)
     with monkeypatch.context() as m:
@@ -332,7 +337,7 @@ def test_a_stage_that_misstates_an_entry_is_not_used(sweep, tmp_path, monkeypatc
     for summary in entries.values():
         summary["runs"] += 1
     new_body = json.dumps({ENTRIES: json.dumps(entries)}).encode()  # every other step dropped
-    header = dict(json.loads(head), sha256=hashlib.sha256(new_body).hexdigest())
+    header = dict(json.loads(head), blake2b=_blake2b(new_body))
     stored.write_bytes(json.dumps(header).encode() + b"\n" + new_body)
     assert _build(sweep, tmp_path / "warm", cache) == fresh
 

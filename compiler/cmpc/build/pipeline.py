@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -21,6 +20,7 @@ from cmpc.build.outputs import check_target, write_atomically
 from cmpc.build.staging import open_stage, stage_file
 from cmpc.compile import compile_spec
 from cmpc.diagnostics import Diagnostic, error, has_errors, located
+from cmpc.digests import sha256
 from cmpc.files import display_path, read_source
 from cmpc.ingest.cache import CorruptEntry, cache_dir
 from cmpc.ingest.cluster import connected, scheduler_address
@@ -282,7 +282,7 @@ def _envelope(
         "cmpc_version": __version__,
         "spec": {
             "file": source.name,
-            "sha256": hashlib.sha256(source.text.encode("utf-8")).hexdigest(),
+            "sha256": sha256(source.text.encode("utf-8")).hexdigest(),
         },
         "overrides": [{"path": o.path, "value": o.value, "was": o.was} for o in overrides],
         "sources": sources,

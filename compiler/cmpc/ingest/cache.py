@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -14,16 +13,22 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
 from stat import S_ISDIR
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cmpc import __version__
+from cmpc import __version__, lazy
 from cmpc.diagnostics import error
+from cmpc.digests import sha256 as _sha256  # not a name: `sha256` is a parameter below
 from cmpc.ingest import cachefs
 from cmpc.ingest.codedigest import package_digest
 from cmpc.ingest.points import RunPoint
 from cmpc.jsontypes import JsonObject
 from cmpc.limits import current
 from cmpc.outcome import Outcome
+
+if TYPE_CHECKING:
+    import hashlib
+else:  # OpenSSL (3 ms to load) for files and entries; keys and memos are small texts
+    hashlib = lazy.module("hashlib")
 
 ENV = "CMPC_CACHE_DIR"
 DEFAULT_NAME = ".cmpc-cache"
@@ -84,7 +89,7 @@ class Key:
         }
 
     def digest(self) -> str:
-        return hashlib.sha256(_canonical(self.to_json())).hexdigest()
+        return _sha256(_canonical(self.to_json())).hexdigest()
 
 
 @lru_cache(maxsize=1)
@@ -379,8 +384,8 @@ def _signature(path: Path, st: os.stat_result) -> str:
 
 def _memo(path: Path, st: os.stat_result, sha256: str) -> tuple[str, str]:
     """A memo's file name (the digest of the file's signature) and its text for `sha256`."""
-    name = hashlib.sha256(_signature(path, st).encode()).hexdigest()
-    check = hashlib.sha256(f"{name} {sha256}".encode()).hexdigest()
+    name = _sha256(_signature(path, st).encode()).hexdigest()
+    check = _sha256(f"{name} {sha256}".encode()).hexdigest()
     return name, f"{name} {sha256} {check}"
 
 

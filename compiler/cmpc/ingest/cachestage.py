@@ -1,23 +1,23 @@
 """The analysis stage in the cache: one file per price-free IR and set of inputs.
 
-`stages/<key>.json` is a header line `{"layout", "kind", "key", "sha256"}` (the SHA-256 of the
-body), then the body `{step key: JSON text}` (see `cmpc.analysis.stage`), one of whose steps
-(`entries`) states the summary of each cache entry the build read. The key digests the layout,
-cmpc's version and the source of every module that computes figures, the IR without its prices
-and, for each run file, its system, path and the digest of its entry's key (which holds the
-file's SHA-256 and everything its reduction reads), so a changed run file, condition or analysis
-never meets an old stage. The key is known before any entry is opened (the files' SHA-256 come
-from the stat memo), so a stage hit reads no entry: the entries' summaries in the stage list the
-inputs, and an entry is opened only if a step the stage lacks reads its points (`EntryPoints`).
-A stage that is absent, not a regular file, too large, not JSON, of another layout or key,
-damaged or of the wrong shape is a miss; writes are atomic and a failed one only costs speed.
+`stages/<key>.json` is a header line `{"layout", "kind", "key", "blake2b"}` (a 256-bit BLAKE2b
+of the body: as strong a check, without loading OpenSSL), then the body `{step key: JSON
+text}` (see `cmpc.analysis.stage`), one of whose steps (`entries`) states the summary of each
+cache entry the build read. The key digests the layout, cmpc's version and the source of every
+module that computes figures, the IR without its prices and, for each run file, its system,
+path and the digest of its entry's key (which holds the file's SHA-256 and everything its
+reduction reads), so a changed run file, condition or analysis never meets an old stage. The
+key is known before any entry is opened (the files' SHA-256 come from the stat memo), so a
+stage hit reads no entry: the entries' summaries in the stage list the inputs, and an entry is
+opened only if a step the stage lacks reads its points (`EntryPoints`). A stage that is
+absent, not a regular file, too large, not JSON, of another layout or key, damaged or of the
+wrong shape is a miss; writes are atomic and a failed one only costs speed.
 Never pickle: a cache folder may come from someone else.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from cmpc import __version__
+from cmpc.digests import checksum, sha256
 from cmpc.ingest import cachefs
 from cmpc.ingest.cache import (
     Cache,
@@ -74,7 +75,7 @@ def stage_key(
         "ir": price_free_ir,
         "entries": [list(i) for i in entries],
     }
-    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+    return sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
 @dataclass
@@ -189,5 +190,5 @@ def _header(key: str, body: bytes) -> dict[str, object]:
         "layout": STAGE_LAYOUT,
         "kind": KIND,
         "key": key,
-        "sha256": hashlib.sha256(body).hexdigest(),
+        "blake2b": checksum(body),
     }

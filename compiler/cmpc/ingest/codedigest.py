@@ -12,7 +12,6 @@ unwritable folder, only means hashing again.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import time
@@ -20,11 +19,14 @@ from typing import TYPE_CHECKING
 
 import cmpc
 from cmpc import lazy
+from cmpc.digests import sha256
 
 if TYPE_CHECKING:
+    import hashlib
     from importlib import resources
 else:  # 2 ms of imports (zipfile): only a package that is not a folder needs them
     resources = lazy.module("importlib.resources")
+    hashlib = lazy.module("hashlib")  # OpenSSL's SHA-256, for the sources, once remembered
 
 SETTLED_SECONDS = 2.0
 MEMO_STAMP = "cmpc code digests 1"
@@ -71,7 +73,7 @@ def _signature(sources: list[str]) -> str:
         st = os.stat(os.path.join(_PACKAGE, name))
         parts.append(f"{name}\0{st.st_dev}\0{st.st_ino}\0{st.st_size}\0")
         parts.append(f"{st.st_mtime_ns}\0{st.st_ctime_ns}\0")
-    return hashlib.sha256("".join(parts).encode()).hexdigest()
+    return sha256("".join(parts).encode()).hexdigest()
 
 
 def _settled(sources: list[str]) -> bool:
