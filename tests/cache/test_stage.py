@@ -148,6 +148,7 @@ OFF_THE_WARM_PATH = (
     "zipfile",
     "secrets",  # the cache's temporary names are os.urandom's
     "datetime",  # the sweep's runs and prices state no date
+    "shutil",  # the replaced outputs are removed by safefs.remove_tree
 )
 
 

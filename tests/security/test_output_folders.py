@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cmpc.safefs import why_not_replaceable
+from cmpc.safefs import remove_tree, why_not_replaceable
 
 from .helpers import REPO, copy_spec, run_cli
 
@@ -173,3 +173,31 @@ def test_files_the_earlier_build_wrote_are_replaced(spec, tmp_path, capsys):
 def test_a_folder_holds_an_input_exactly_when_the_input_is_at_or_below_it(tmp_path, kept, held):
     reason = why_not_replaceable(tmp_path / "out", [tmp_path / kept])
     assert (reason is not None and "an input of this build" in reason) is held
+
+
+def test_remove_tree_removes_a_folder_and_never_follows_a_link(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine\n")
+    tree = tmp_path / "old-outputs"
+    (tree / "figures" / "deep").mkdir(parents=True)
+    (tree / "report.md").write_text("# old\n")
+    (tree / "figures" / "a.svg").write_text("<svg/>")
+    (tree / "figures" / "deep" / "b.svg").write_text("<svg/>")
+    (tree / "figures" / "link").symlink_to(outside)  # a link to a folder: removed, not entered
+    (tree / "file-link").symlink_to(outside / "keep.txt")
+    remove_tree(tree)
+    assert not tree.exists()
+    assert (outside / "keep.txt").read_text() == "mine\n"
+
+
+def test_remove_tree_leaves_a_link_or_a_file_in_place(tmp_path):
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "x").write_text("x")
+    (tmp_path / "link").symlink_to(target)
+    (tmp_path / "file").write_text("f")
+    for name in ("link", "file", "missing"):
+        remove_tree(tmp_path / name)  # as shutil.rmtree(..., ignore_errors=True): nothing
+    assert (target / "x").read_text() == "x"
+    assert (tmp_path / "link").is_symlink() and (tmp_path / "file").is_file()

@@ -7,14 +7,19 @@ Only a folder a build may replace is touched: a missing or empty one, or one hol
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 
 from cmpc import __version__
 from cmpc.diagnostics import Diagnostic, error
-from cmpc.safefs import OUTPUT_MARKER, new_folder, output_marker, why_not_replaceable
+from cmpc.safefs import (
+    OUTPUT_MARKER,
+    new_folder,
+    output_marker,
+    remove_tree,
+    why_not_replaceable,
+)
 
 
 def check_target(target: Path, keep: Iterable[Path] = ()) -> list[Diagnostic]:
@@ -62,7 +67,7 @@ def write_atomically(
         if not target.exists():
             os.replace(staging, target)
         elif _exchange(staging, target):
-            shutil.rmtree(staging, ignore_errors=True)  # it now holds the previous outputs
+            remove_tree(staging)  # it now holds the previous outputs
         else:  # no atomic exchange here: two renames, the old folder put back on failure
             old = target.with_name(f".{target.name}.old-{os.getpid()}")
             os.replace(target, old)
@@ -71,9 +76,9 @@ def write_atomically(
             except OSError:
                 os.replace(old, target)
                 raise
-            shutil.rmtree(old, ignore_errors=True)
+            remove_tree(old)
     except OSError as exc:
-        shutil.rmtree(staging, ignore_errors=True)
+        remove_tree(staging)
         return [error("E500", f"cannot write outputs: {exc.strerror}", file=str(target))]
     return []
 

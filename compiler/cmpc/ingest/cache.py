@@ -6,7 +6,6 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields
@@ -27,8 +26,10 @@ from cmpc.outcome import Outcome
 
 if TYPE_CHECKING:
     import hashlib
+    import shutil
 else:  # OpenSSL (3 ms to load) for files and entries; keys and memos are small texts
     hashlib = lazy.module("hashlib")
+    shutil = lazy.module("shutil")  # 2 ms with the compressors: `cmpc cache clear` only
 
 ENV = "CMPC_CACHE_DIR"
 DEFAULT_NAME = ".cmpc-cache"
