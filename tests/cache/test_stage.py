@@ -149,6 +149,7 @@ OFF_THE_WARM_PATH = (
     "secrets",  # the cache's temporary names are os.urandom's
     "datetime",  # the sweep's runs and prices state no date
     "shutil",  # the replaced outputs are removed by safefs.remove_tree
+    "ctypes",  # and swapped by cmpc._fastswap
 )
 
 

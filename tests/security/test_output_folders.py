@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from cmpc import _fastswap  # built by setup.py, as CI installs it
+from cmpc.build import outputs
 from cmpc.safefs import remove_tree, why_not_replaceable
 
 from .helpers import REPO, copy_spec, run_cli
@@ -201,3 +203,31 @@ def test_remove_tree_leaves_a_link_or_a_file_in_place(tmp_path):
         remove_tree(tmp_path / name)  # as shutil.rmtree(..., ignore_errors=True): nothing
     assert (target / "x").read_text() == "x"
     assert (tmp_path / "link").is_symlink() and (tmp_path / "file").is_file()
+
+
+def _two_folders(root: Path) -> tuple[Path, Path]:
+    a, b = root / "a", root / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "which").write_text("a")
+    (b / "which").write_text("b")
+    return a, b
+
+
+def test_the_c_exchange_swaps_two_folders_in_one_step(tmp_path):
+    a, b = _two_folders(tmp_path)
+    assert _fastswap.exchange(a, b) is True
+    assert (a / "which").read_text() == "b" and (b / "which").read_text() == "a"
+    assert _fastswap.exchange(str(a), os.fsencode(b)) is True  # str and bytes paths too
+    assert (a / "which").read_text() == "a"
+    assert _fastswap.exchange(a, tmp_path / "missing") is False
+    assert (a / "which").read_text() == "a"
+
+
+@pytest.mark.parametrize("c_module", [True, False])
+def test_outputs_are_exchanged_with_or_without_the_c_module(tmp_path, monkeypatch, c_module):
+    if not c_module:
+        monkeypatch.setattr(outputs, "_fastswap", None)  # the ctypes way
+    a, b = _two_folders(tmp_path)
+    assert outputs._exchange(a, b) is True
+    assert (a / "which").read_text() == "b" and (b / "which").read_text() == "a"

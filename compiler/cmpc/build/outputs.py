@@ -21,6 +21,11 @@ from cmpc.safefs import (
     why_not_replaceable,
 )
 
+try:
+    from cmpc import _fastswap  # optional C module (setup.py): renameat2 without ctypes
+except ImportError:  # pragma: no cover - built without a C compiler
+    _fastswap = None  # type: ignore[assignment]
+
 
 def check_target(target: Path, keep: Iterable[Path] = ()) -> list[Diagnostic]:
     """E506 when the build may not replace `target` (see `why_not_replaceable`), else nothing."""
@@ -90,7 +95,9 @@ def _exchange(a: Path, b: Path) -> bool:
     """
     if not sys.platform.startswith("linux"):
         return False
-    import ctypes
+    if _fastswap is not None:
+        return _fastswap.exchange(a, b)
+    import ctypes  # without the C module: 1.7 ms of imports, for one call
 
     try:
         renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
