@@ -150,6 +150,7 @@ OFF_THE_WARM_PATH = (
     "datetime",  # the sweep's runs and prices state no date
     "shutil",  # the replaced outputs are removed by safefs.remove_tree
     "ctypes",  # and swapped by cmpc._fastswap
+    "csv",  # figures.csv's lines are written by report.figures.csv_line
 )
 
 
