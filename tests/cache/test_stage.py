@@ -151,6 +151,7 @@ OFF_THE_WARM_PATH = (
     "shutil",  # the replaced outputs are removed by safefs.remove_tree
     "ctypes",  # and swapped by cmpc._fastswap
     "csv",  # figures.csv's lines are written by report.figures.csv_line
+    "base64",  # the stored replicate ratios are read back with binascii
 )
 
 

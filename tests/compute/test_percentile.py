@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import math
+import random
+from array import array
 
 import numpy as np
 import pytest
@@ -81,3 +84,30 @@ def test_packed_floats_read_back_exactly():
     assert math.isnan(unpack(pack([math.nan]))[0])
     with pytest.raises(ValueError):
         unpack(pack([1.0])[:-4] + "AA==")  # not whole float64s
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 7, 100])
+def test_packed_floats_are_base64_as_the_base64_module_writes_it(size):
+    values = [random.Random(size).uniform(-1e6, 1e6) for _ in range(size)]
+    packed = pack(values)
+    assert packed == base64.b64encode(array("d", values).tobytes()).decode("ascii")
+    assert unpack(packed) == values
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("AAAAAAAA8D8=x", ValueError),  # base64.b64decode(validate=True) refuses these too
+        ("AAAA AAAA8D8=", ValueError),
+        ("AAAAAAAA8D8", ValueError),  # bad padding
+        ("µAAAAAAA8D8=", ValueError),  # not ASCII
+        (7, TypeError),  # a hostile stage's step may hold any JSON value
+        (None, TypeError),
+    ],
+)
+def test_unpack_refuses_what_b64decode_with_validate_refuses(text, error):
+    if isinstance(text, str):
+        with pytest.raises(ValueError):
+            base64.b64decode(text, validate=True)
+    with pytest.raises(error):
+        unpack(text)
