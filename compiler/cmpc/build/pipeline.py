@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -15,6 +14,7 @@ from cmpc.analysis.results import analyze
 from cmpc.analysis.stage import StageUnusable, recording
 from cmpc.build.exports import export_files, unknown_exports
 from cmpc.build.gates import check_policy, parse_all
+from cmpc.build.jsontext import indented
 from cmpc.build.model import Built, Options
 from cmpc.build.outputs import check_target, write_atomically
 from cmpc.build.staging import open_stage, stage_file
@@ -208,9 +208,7 @@ def _compute_build(
         results["conditions"]["percentile_sketch"] = cast(
             T.PercentileSketch, sketch.sketch_condition(options.sketch)
         )
-    files: dict[str, str | bytes] = {
-        "results.json": json.dumps(results, sort_keys=True, indent=2) + "\n"
-    }
+    files: dict[str, str | bytes] = {"results.json": indented(results) + "\n"}
     if options.render:
         # report/ reads the results as the JSON document they are (it does not take T.Results yet)
         document = cast(JsonObject, results)
