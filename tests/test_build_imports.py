@@ -12,10 +12,12 @@ from tests.loaded import modules_loaded
 
 REPO = Path(__file__).resolve().parents[1]
 
-# what only a pool, a cluster, `--export`, `--require`, `--format html` or `--png` needs, and
-# numpy.ma, which np.percentile imports to deduplicate its ranks (about 15 ms)
+# what only a pool, a cluster, `--export`, `--require`, `--format html` or `--png` needs;
+# numpy.ma, which np.percentile imports to deduplicate its ranks (about 15 ms); numpy.random
+# (about 6 ms), whose seeding ingest/resample.py does itself, bit for bit
 NOT_NEEDED = (
     "numpy.ma",
+    "numpy.random",
     "multiprocessing",
     "concurrent.futures",
     "logging",
@@ -56,6 +58,18 @@ def test_the_options_that_need_them_still_load_them(tmp_path):
     )
     assert {"cmpc.report.html", "cmpc.build.policy"} <= modules
     assert (out / "report.html").is_file()
+
+
+def test_a_cold_build_reading_a_lower_bound_with_intervals_imports_neither_ma_nor_random(tmp_path):
+    """The newcomer spec's reads are lower bounds with one-sided bootstrap bounds: the bound's
+    quantile and the replicates' seeding need neither numpy.ma nor numpy.random."""
+    shutil.copytree(REPO / "specs" / "data" / "llama70b", tmp_path / "data" / "llama70b")
+    spec = tmp_path / "llama70b-newcomer.cmp"
+    shutil.copy(REPO / "specs" / "llama70b-newcomer.cmp", spec)
+    modules = _imported(spec, "-o", str(tmp_path / "out"), "--no-cache")
+    assert "cmpc.ingest.resample" in modules and "cmpc.compute.intervals" in modules
+    assert "lower bound" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert sorted(m for m in ("numpy.ma", "numpy.random") if m in modules) == []
 
 
 GC_PROBE = """

@@ -76,6 +76,15 @@ def test_unset_removes_a_key_and_an_option():
     ]
 
 
+def test_an_unset_block_says_what_the_spec_had_not_an_empty_value():
+    """`--unset sensitivity` removed a block: its `was` is `{ ... }`, never an empty string that
+    a report prints as "(was `` in the spec)"."""
+    result = compiled(unsets=("sensitivity", "system.mi355x.price.rental_3yr.as_of"))
+    was = {o.path: o.was for o in result.overrides}
+    assert was["sensitivity"] == "{ ... }"
+    assert was["system.mi355x.price.rental_3yr.as_of"] not in (None, "", "{ ... }")
+
+
 @pytest.mark.parametrize(
     ("sets", "unsets", "shown"),
     [

@@ -14,6 +14,7 @@ import pytest
 
 from cmpc.build.pipeline import build_spec
 from cmpc.cli import main
+from cmpc.ingest import cache as cache_module
 from cmpc.ingest import reduce as ingest
 from cmpc.ingest.cache import LAYOUT, Cache, Key, Reduced, code_fingerprint, sha256_of
 
@@ -339,3 +340,115 @@ def test_cache_clear_takes_the_spec_itself(sweep, tmp_path):
     assert main(["build", str(sweep), "-o", str(tmp_path / "out"), "--quiet"]) == 0
     assert main(["cache", "clear", str(sweep)]) == 0
     assert not (sweep.parent / ".cmpc-cache").exists()
+
+
+def test_an_entry_body_is_jsons_canonical_text_byte_for_byte(sweep):
+    """The packed replicates are copied into the body unescaped: the bytes are still exactly
+    json's, even when a stored string looks like the splice's marks or needs escaping."""
+    from cmpc.ingest.cache import _canonical, _encode, _encoded_body, _verbatim
+
+    for c in range(0x3000):  # what is spliced is exactly what json writes unchanged
+        assert _verbatim(chr(c) * 300) == (json.dumps(chr(c) * 300) == f'"{chr(c) * 300}"'), c
+
+    paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
+    task = ingest.Task(str(paths[0]), "r", "cmpc", (), "tpot", ("median", "p90"), resamples=200)
+    reduced = ingest._reduce(task, lambda: "0" * 64)[0]
+    point = reduced.points["p90"][0]
+    assert point.resampled and len(point.resampled) >= cache_module.SPLICED  # spliced, then
+    tricky = [
+        "\x000",  # written by json as a mark is
+        '"\\u00001"',
+        "x" * 300 + '"',  # long but escaped: json writes it
+        "é" * 300,
+        "\x7f" * 300,
+    ]
+    for label in ["plain", *tricky]:
+        fields = {**point.fields, "label": label}
+        changed = dataclasses.replace(point, fields=fields, label=label)
+        r = dataclasses.replace(reduced, points={**reduced.points, "p90": (changed,)})
+        assert _encoded_body(r) == _canonical(_encode(r)), label
+    cache = Cache(sweep.parent / "c")
+    assert cache.prepare() is None
+    key = Key("0" * 64, "r", "cmpc", (), "tpot", ("median", "p90"))
+    cache.put(key, reduced)
+    assert cache.get(key) == reduced
+
+
+def test_a_cold_reduction_looks_up_no_file_and_a_warm_one_each_once(sweep, monkeypatch):
+    """A cache with no entry cannot hit and one with no hash memo knows no hash: a cold
+    reduction looks up neither, before reading or after; with memos but no entries, each
+    file's hash once."""
+    import shutil
+
+    paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
+    cache = Cache(sweep.parent / "c")
+    assert cache.prepare() is None
+    looked: list[Path] = []
+    known = Cache.known_sha256
+    monkeypatch.setattr(Cache, "known_sha256", lambda self, p, st=None: (
+        looked.append(p), known(self, p, st))[1])  # fmt: skip
+    monkeypatch.setattr(cache_module, "RACY_SECONDS", -10.0)  # the files count as settled
+    tasks = [ingest.Task(str(p), p.name, "cmpc", (), "tpot", ("p90",)) for p in paths]
+    gets: list[Key] = []
+    get = Cache.get
+    monkeypatch.setattr(Cache, "get", lambda self, key: (gets.append(key), get(self, key))[1])
+    cold = ingest.reduce_all(tasks, cache=cache)
+    assert not any(d.cached for d in cold) and looked == [] and gets == []
+    assert all(d.cached for d in ingest.reduce_all(tasks, cache=cache))
+    assert sorted(looked) == sorted(paths)  # probed, hit by the remembered hash: read no file
+    looked.clear()
+    shutil.rmtree(cache.root / "entries")
+    again = ingest.reduce_all(tasks, cache=cache)
+    assert sorted(looked) == sorted(paths)  # the memos' hashes seed the same replicates
+    assert [d.sha256 for d in again] == [d.sha256 for d in cold]
+    assert [d.reduced for d in again] == [d.reduced for d in cold]
+
+
+def test_a_serial_reduction_writes_its_entries_from_a_thread_done_when_it_returns(
+    sweep, monkeypatch
+):
+    """The writes wait on the disk in a thread of their own; every entry and hash memo is on
+    disk when reduce_all returns, and a second reduction hits them all."""
+    import threading
+
+    paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
+    cache = Cache(sweep.parent / "c")
+    assert cache.prepare() is None
+    writers: list[str] = []
+    store = Cache.store
+
+    def recorded(self, folders, name, data):
+        writers.append(threading.current_thread().name)
+        store(self, folders, name, data)
+
+    monkeypatch.setattr(Cache, "store", recorded)
+    monkeypatch.setattr(cache_module, "RACY_SECONDS", -10.0)  # the files count as settled
+    tasks = [ingest.Task(str(p), p.name, "cmpc", (), "tpot", ("p90",)) for p in paths]
+    assert not any(d.cached for d in ingest.reduce_all(tasks, cache=cache))
+    assert len(writers) == 2 * len(paths)  # an entry and a hash memo per file
+    assert set(writers) == {"cmpc-cache-writes"}
+    assert not [t for t in threading.enumerate() if t.name == "cmpc-cache-writes"]  # joined
+    assert len(list((cache.root / "entries").rglob("*.json"))) == len(paths)
+    assert all(d.cached for d in ingest.reduce_all(tasks, cache=cache))
+
+
+def test_a_runs_cdf_quantiles_are_computed_once_for_all_its_statistics(sweep, monkeypatch):
+    """Each statistic's point carries the run's CDF quantiles, the same for each: computed
+    once per run, and equal to each point made on its own."""
+    from cmpc.ingest import points as points_module
+    from cmpc.metrics import summarize
+    from cmpc.traces import load_runs
+
+    paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
+    stats = ("median", "p90", "p99")
+    made: list[object] = []
+    cdf = points_module.cdf_quantiles
+    monkeypatch.setattr(ingest, "cdf_quantiles", lambda m: (made.append(m), cdf(m))[1])
+    task = ingest.Task(str(paths[0]), "r", "cmpc", (), "tpot", stats)
+    runs, _ = load_runs(task.path, format="cmpc")
+    reduced = ingest.reduce_runs(runs, task)
+    assert len(made) == len(runs) == 1
+    metrics = summarize(load_runs(task.path, format="cmpc")[0][0], percentiles=("90", "99"))
+    for stat in stats:
+        alone = points_module.run_point(metrics, "tpot", stat, "r")
+        assert alone.quantiles and reduced[stat][0].quantiles == alone.quantiles

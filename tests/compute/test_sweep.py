@@ -63,7 +63,13 @@ def test_a_target_below_the_sweep_is_met_as_a_lower_bound():
 def test_json_keys_are_fixed():
     doc = _json(run_sweep([TPU], where=["tp=8"], at=[50], as_json=True))
     assert set(doc) == {"points", "frontier", "reads"}
-    point_keys = {"interactivity_tok_s_user", "latency_ms", "throughput_per_gpu", "concurrency"}
+    point_keys = {
+        "interactivity_tok_s_user",
+        "latency_ms",
+        "throughput_per_gpu",
+        "concurrency",
+        "load",
+    }
     assert all(point_keys <= set(p) for p in doc["points"] + doc["frontier"])
     assert set(doc["reads"][0]) == {
         "target",
@@ -88,7 +94,7 @@ def test_without_a_filter_the_recipes_are_pooled():
 def test_the_table_shows_knots_and_unreachable_targets():
     outcome = run_sweep([TPU], where=["tp=8"], at=[50, 200])
     lines = outcome.stdout.splitlines()
-    assert any("2600.2" in line and "conc 32" in line and "conc 16" in line for line in lines)
+    assert any("2600.2" in line and "at c32" in line and "at c16" in line for line in lines)
     assert any(line.split()[:2] == ["200", "unreachable"] for line in lines)
 
 

@@ -58,6 +58,20 @@ def test_the_llmk8s_headline_is_right(capsys):
     assert "warning[W515]" in err  # the same warning a spec build gives: different loads
 
 
+def test_a_ttft_comparison_shows_the_latency_not_tok_s_user(capsys):
+    """`--metric ttft --statistic p99`: the table's axis column is vLLM's own p99_ttft_ms of
+    each file (1,213.8 and 67.56 ms), not 1 / TTFT as "tok/s/user"."""
+    argv = ["compare", str(TP4PP2), str(TP8), "--gpus", "8", "--metric", "ttft"]
+    code, out, err = run(capsys, *argv, "--statistic", "p99")
+    assert code == 0, err
+    header = next(line for line in out.splitlines() if line.startswith("side"))
+    assert "P99 TTFT ms" in header and "tok/s/user" not in header
+    rows = [line.split() for line in out.splitlines() if line.startswith(("a    ", "b (baseline)"))]
+    shown = [float(r[-2].replace(",", "")) for r in rows]
+    published = [json.loads(p.read_text())["p99_ttft_ms"] for p in (TP4PP2, TP8)]
+    assert shown == [pytest.approx(v, abs=0.05) for v in published]
+
+
 def test_saved_spec_checks_clean_and_builds_to_the_same_numbers(tmp_path, capsys, monkeypatch):
     """Done when: its `--save-spec` output builds to the same numbers."""
     for path in (TP4PP2, TP8):

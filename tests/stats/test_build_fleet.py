@@ -210,6 +210,27 @@ def test_reported_figures_have_no_frontier_to_read_and_say_so(tmp_path):
 
 
 @pytest.mark.parametrize("metric", ["ttft", "e2el"])
+def test_a_latency_metric_without_a_target_says_why_it_has_no_users_per_mw(tmp_path, metric):
+    """No target on ttft or e2el: the reason is the metric (no per-user token rate), which a
+    target would not change, not "no target interactivity"."""
+    out = tmp_path / "o"
+    outcome = build_spec(
+        str(SPECS / "synthetic-sweep.cmp"),
+        out_dir=str(out),
+        sets=[f"latency.metric={metric}"],
+        unsets=["latency.target"],
+    )
+    assert outcome.code == 0, outcome.diagnostics
+    results = json.loads((out / "results.json").read_text())
+    report = (out / "report.md").read_text()
+    for entry in results["fleet"]["systems"].values():
+        assert (
+            entry["users_per_mw_note"] == f"the latency metric `{metric}` is not a per-token rate"
+        )
+    assert "no target interactivity" not in report
+
+
+@pytest.mark.parametrize("metric", ["ttft", "e2el"])
 def test_a_latency_metric_reads_the_lowest_latency_within_the_cap(tmp_path, metric):
     """A TTFT (or end-to-end latency) spec has no per-user token rate: the cost-cap read is
     the lowest latency within the cap along the spec's own axis (the frontier read along

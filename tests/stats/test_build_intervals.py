@@ -121,7 +121,7 @@ def test_a_lower_bound_read_has_a_one_sided_bound_and_its_ratio_no_interval(tmp_
     assert head["bound"] == "neither" and head["throughput_ratio_ci"] is None
     assert head["within_noise"] is None and "lower bound" in head["interval_note"]
     report = (out / "report.md").read_text()
-    assert "The ratio carries no interval: a side's read is a lower bound" in report
+    assert "The ratio carries no interval: both sides' reads are lower bounds" in report
     rows = (out / "figures.csv").read_text()
     for name, system in bound["systems"].items():
         su, read = system["uncertainty"], system["at_target"]["throughput_per_gpu"]

@@ -145,3 +145,30 @@ def test_sizes_whose_byte_count_overflows_are_refused_not_written_past():
     run = subprocess.run([sys.executable, "-c", OVERFLOWING], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr  # before: a segmentation fault (exit -11)
     assert run.stdout.split() == ["refused", "refused"]
+
+
+def test_a_stream_is_seeded_as_numpys_pcg64_from_a_seed_sequence_bit_for_bit():
+    # the spec's seed (any size, 0 included) and a 64-bit word from the file's hash
+    rng = np.random.default_rng(19)
+    entropy = [[0, 0], [1, 0], [0, 1], [2**32 - 1, 2**64 - 1], [2**32, 5], [2**70 + 3, 2**63]]
+    entropy += [[int(rng.integers(0, 2**62)) >> int(rng.integers(0, 62)), int(w)]
+                for w in rng.integers(0, 2**63, 200)]  # fmt: skip
+    entropy += [[], [5], [1, 2, 3, 4, 5, 6], [2**200]]  # fewer and more words than the pool
+    for words in entropy:
+        want = np.random.PCG64(np.random.SeedSequence(words)).state
+        assert resample.Stream.seeded(words).as_state() == want, words
+    with pytest.raises(ValueError):
+        resample.Stream.seeded([-1, 0])  # as numpy refuses it
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_streams_counts_and_end_state_are_numpys_generators(fast):
+    n, resamples = 1000, 45
+    stream = resample.Stream.seeded([7, n])
+    stream.generator().integers(0, 2, size=1)  # a generator starts from a copy of the state
+    numpy_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([7, n])))
+    got = [c.copy() for _, c in _count_blocks(stream, n, resamples, fast=fast)]
+    want = [c for _, c in _count_blocks(numpy_rng, n, resamples, fast=False)]
+    assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
+    if fast:  # the C draws moved the stream as far as numpy's integers moved its generator
+        assert stream.as_state() == numpy_rng.bit_generator.state

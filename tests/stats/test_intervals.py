@@ -189,3 +189,20 @@ def test_capacity_of_every_replicate_at_once_is_the_scalar_read_of_each():
             assert np.isnan(loads[b]) and np.isnan(through[b]), b
             kinds.add("unmet")
     assert kinds == {"top", "between", "unmet"}
+
+
+def test_a_lower_bound_is_numpys_quantile_bit_for_bit_without_numpy_ma():
+    rng = np.random.default_rng(23)  # seeded synthetic replicates, some without a read
+    for n in (10, 11, 200, 2010):
+        for missing in (0, 1, n // 50, n // 10):
+            values = rng.lognormal(0.0, 0.3, n)
+            values[rng.choice(n, missing, replace=False)] = rng.choice([np.nan, np.inf], missing)
+            for confidence in (0.9, 0.95, 0.99, 0.5):
+                ranked = np.where(np.isfinite(values), values, -np.inf)
+                with np.errstate(invalid="ignore"):
+                    want = float(np.quantile(ranked, 1.0 - confidence, method="linear"))
+                got = lower_bound(values, confidence)
+                if math.isfinite(want):
+                    assert got is not None and got.hex() == want.hex(), (n, missing, confidence)
+                else:
+                    assert got is None

@@ -8,6 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from cmpc.ingest import resample
 from cmpc.ingest.resample import (
     JACKKNIFE,
     WIDTH,
@@ -166,3 +167,16 @@ def test_unpacked_rows_are_remembered_and_read_only():
     assert not first.flags.writeable
     with pytest.raises(ValueError):
         first[0, 0] = 2.0
+
+
+def test_packed_rows_are_unpacked_without_decoding_and_equal_the_decoded_bits(monkeypatch):
+    """A cold build's analysis unpacks the texts its reduction just packed: the rows pack kept
+    are the decoded text's, bit for bit, and no base64 is decoded for them."""
+    rng = np.random.default_rng(41)  # seeded synthetic replicates, one row missing
+    rows = [rng.lognormal(0, 1, 300 + JACKKNIFE), None, rng.random(300 + JACKKNIFE)]
+    text = pack(rows, 300)
+    want = resample._decode(text, 300)
+    monkeypatch.setattr(resample, "_decode", lambda *a: pytest.fail("decoded again"))
+    got = unpack(text, 300)
+    assert got.dtype == want.dtype and got.shape == want.shape and not got.flags.writeable
+    assert got.tobytes() == want.tobytes()

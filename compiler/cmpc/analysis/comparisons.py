@@ -7,7 +7,7 @@ import math
 from collections.abc import Mapping
 
 from cmpc.analysis import types as T
-from cmpc.analysis.economics import scale
+from cmpc.analysis.economics import pue_of, scale
 from cmpc.analysis.reads import measured_runs
 from cmpc.analysis.tokens import accounting, cost_basis_matches
 from cmpc.compute.accounting import CacheSource, TokenRates, hit_rate_gap
@@ -57,9 +57,11 @@ def ratios(
     elif price_ratio is None:
         cost_unavailable = "a price is missing"
     per, utilization = comparison.normalize.per, comparison.cost.utilization
-    scale_s = scale(system, per, s["cost"]["price"], utilization)
+    scale_s = scale(system, per, s["cost"]["price"], utilization, pue_of(comparison, system))
     base_system = comparison.system(base["name"])
-    scale_b = scale(base_system, per, base["cost"]["price"], utilization)
+    scale_b = scale(
+        base_system, per, base["cost"]["price"], utilization, pue_of(comparison, base_system)
+    )
     ratio = per_gpu_ratio * scale_s / scale_b if per_gpu_ratio and scale_s and scale_b else None
     bound = ratio_bound(s["at_target"]["bound"], base["at_target"]["bound"]) if ratio else None
     winner = (s["name"] if ratio > 1 else base["name"] if ratio < 1 else None) if ratio else None

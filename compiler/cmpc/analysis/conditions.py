@@ -5,6 +5,7 @@ from __future__ import annotations
 from cmpc.analysis import types as T
 from cmpc.analysis.economics import UNITS
 from cmpc.ir import model as ir
+from cmpc.language.vocabulary import PER_TOKEN_METRICS
 
 
 def conditions(c: ir.Comparison) -> T.Conditions:
@@ -26,6 +27,7 @@ def conditions(c: ir.Comparison) -> T.Conditions:
                 "latency_ms": target.latency_ms,
             },
             "read": lat.read,
+            "axis": read_axis(lat),
             "percentile_method": lat.percentile_method,
             "slo": lat.slo,
             "percentile_slo": lat.percentile_slo,
@@ -48,3 +50,11 @@ def conditions(c: ir.Comparison) -> T.Conditions:
             "scenario": cost.scenario,
         },
     }
+
+
+def read_axis(lat: ir.Latency) -> T.ReadAxis:
+    """`latency` for a duration target, or for no target on a metric that is no per-token rate
+    (1 / TTFT is no tok/s/user); else `interactivity`."""
+    if lat.target is not None:
+        return "latency" if lat.target.given_as == "latency" else "interactivity"
+    return "interactivity" if lat.metric in PER_TOKEN_METRICS else "latency"

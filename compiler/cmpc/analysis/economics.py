@@ -83,10 +83,33 @@ def hourly_cost(system: ir.System, scenario: str | None) -> T.HourlyCost | None:
     return None
 
 
+def facility_pue(comparison: ir.Comparison, system: ir.System) -> tuple[float, T.PueFrom] | None:
+    """The PUE where `system` runs and who states it: its `power ... pue`, else `fleet { pue }`,
+    else its `tco { pue }` (a tco PUE of 1, its default, states none); None: IT power only."""
+    if system.power is not None and system.power.pue is not None:
+        return system.power.pue, "system"
+    if comparison.fleet is not None and comparison.fleet.pue is not None:
+        return comparison.fleet.pue, "fleet"
+    if system.tco is not None and system.tco.pue != 1.0:
+        return system.tco.pue, "tco"
+    return None
+
+
+def pue_of(comparison: ir.Comparison, system: ir.System) -> float | None:
+    """The PUE `facility_pue` finds, without who states it."""
+    found = facility_pue(comparison, system)
+    return found[0] if found else None
+
+
 def scale(
-    system: ir.System, per: V.NormalizeUnit, hourly: T.HourlyCost | None, utilization: float
+    system: ir.System,
+    per: V.NormalizeUnit,
+    hourly: T.HourlyCost | None,
+    utilization: float,
+    pue: float | None = None,
 ) -> float | None:
-    """The factor from tok/s per GPU to the normalization unit (None when a fact is missing)."""
+    """The factor from tok/s per GPU to the normalization unit (None when a fact is missing);
+    per MW counts facility power, the GPU's times `pue` (IT power alone without one)."""
     if per == "gpu":
         return 1.0
     if per == "node":
@@ -98,7 +121,7 @@ def scale(
             return None
         return 3600 * utilization / hourly["usd_per_gpu_hour"] * used_share(system)
     if per == "mw":
-        return 1e6 / system.power.watts_per_gpu if system.power else None
+        return 1e6 / (system.power.watts_per_gpu * (pue or 1.0)) if system.power else None
     if per == "joule":
         return 1 / system.power.watts_per_gpu if system.power else None
     return None
@@ -159,11 +182,13 @@ def _cost_basis_throughput(per_gpu: float | None, comparison: ir.Comparison) -> 
     return per_gpu if per_gpu is not None and cost_basis_matches(comparison) else None
 
 
-def energy(system: ir.System, per_gpu: float | None) -> T.Energy | None:
-    """The system's power per GPU, and the J/token and tok/s/MW its read throughput gives."""
+def energy(comparison: ir.Comparison, system: ir.System, per_gpu: float | None) -> T.Energy | None:
+    """The system's power per GPU, its J/token (at the GPU's power) and tok/s per facility MW
+    (the GPU's power times the PUE, when one is stated)."""
     if system.power is None:
         return None
     watts = system.power.watts_per_gpu
+    pue = facility_pue(comparison, system)
     normalized = (
         per_power(per_gpu, PowerDraw(watts / 1000, PowerBasis(system.power.basis)))
         if per_gpu
@@ -172,6 +197,10 @@ def energy(system: ir.System, per_gpu: float | None) -> T.Energy | None:
     return {
         "watts_per_gpu": watts,
         "basis": system.power.basis,
+        "pue": pue[0] if pue else None,
+        "pue_from": pue[1] if pue else None,
         "joules_per_token": normalized.joules_per_token if normalized else None,
-        "tok_s_per_mw": normalized.tokens_per_s_per_mw if normalized else None,
+        "tok_s_per_mw": normalized.tokens_per_s_per_mw / (pue[0] if pue else 1.0)
+        if normalized
+        else None,
     }

@@ -9,7 +9,7 @@ from typing import Any
 from cmpc.analysis import types as T
 from cmpc.analysis.comparisons import hit_rate_gaps, load, ratios
 from cmpc.analysis.distributions import latency_cdf
-from cmpc.analysis.economics import UNITS, cost, energy, hourly_cost, scale
+from cmpc.analysis.economics import UNITS, cost, energy, hourly_cost, pue_of, scale
 from cmpc.analysis.hardware import gpu_count
 from cmpc.analysis.pooled import pooled_repetitions
 from cmpc.analysis.reads import goodput, measured_runs, method, point_json, read_system
@@ -76,7 +76,7 @@ def _system_result(
     latency = comparison.latency
     per = comparison.normalize.per
     hourly = hourly_cost(system, comparison.cost.scenario)
-    factor = scale(system, per, hourly, comparison.cost.utilization)
+    factor = scale(system, per, hourly, comparison.cost.utilization, pue_of(comparison, system))
     gpus = gpu_count(system)
     target = latency.target
     read = recall(
@@ -121,7 +121,7 @@ def _system_result(
             "measured_at_latency_ms": 1000.0 / bound_at if bound_at else None,
         },
         "cost": cost(comparison, system, hourly, per_gpu),
-        "energy": energy(system, per_gpu),
+        "energy": energy(comparison, system, per_gpu),
         "uncertainty": None,  # filled by analysis.results (only the spec's own conditions)
         "capacity_at_slo": None,
     }

@@ -12,7 +12,7 @@ import numpy as np
 
 from cmpc import lazy
 from cmpc.analysis import types as T
-from cmpc.analysis.economics import hourly_cost
+from cmpc.analysis.economics import facility_pue, hourly_cost
 from cmpc.analysis.hardware import gpu_count, used_share
 from cmpc.analysis.reads import by_latency, measured_runs, point_json
 from cmpc.analysis.tokens import cost_basis_matches
@@ -214,17 +214,18 @@ def _users(
     system: ir.System,
     runs: Sequence[RunPoint] | None,
     reps: SystemReplicates | None,
-    pue: float | None,
 ) -> tuple[T.UsersPerMw | None, str | None, np.ndarray | None]:
     """Users per MW at the target, why it is absent, and its replicates."""
+    found = facility_pue(comparison, system)
+    pue = found[0] if found else None
     latency = comparison.latency
     target = latency.target
     if system.power is None:
         return None, "no power is declared for the system", None
+    if (why := _not_per_token(comparison)) is not None:
+        return None, why, None  # first: a target would not help a ttft or e2el comparison
     if target is None:
         return None, "the comparison declares no target interactivity", None
-    if (why := _not_per_token(comparison)) is not None:
-        return None, why, None
     if runs is None:
         return None, "reported figures state no output-token throughput at the target", None
     frontier = _output_frontier(system, runs)
@@ -248,7 +249,7 @@ def _users(
         "streams_per_gpu": at.value / speed,
         "watts_per_gpu": watts,
         "pue": pue,
-        "pue_from": None if pue is None else "system" if system.power.pue is not None else "fleet",
+        "pue_from": found[1] if found else None,
         "gpus_per_mw": 1e6 / (watts * (pue or 1.0)),
         "basis": system.power.basis,
         "source": system.power.source,
@@ -346,8 +347,7 @@ def fleet(
             if not entry["cost_cap"]:
                 entry["cost_cap_note"] = "no price is declared for the system"
                 found.append(_no_price(comparison, system, index))
-        pue = system.power.pue if system.power and system.power.pue is not None else spec.pue
-        users, why, replicates = _users(comparison, system, runs, reps, pue)
+        users, why, replicates = _users(comparison, system, runs, reps)
         entry["users_per_mw"], entry["users_per_mw_note"] = users, why
         user_reps[system.name] = replicates
         if system.power is None:

@@ -15,6 +15,7 @@ from cmpc.analysis.stage import recall, same
 from cmpc.analysis.uncertainty import (
     Reads,
     as_list,
+    bound_ratio_interval,
     ci,
     headline_uncertainty,
     read_replicates,
@@ -122,6 +123,10 @@ def _headline(
         return headline_uncertainty(comparison, head, _reads(systems, boots))
     found: T.HeadlineUncertainty = free["found"]
     cost, ratios = head["cost_ratio"], free["ratios"]
+    if head["bound"] is not None:
+        if cost is not None and ratios is not None:
+            return bound_ratio_interval(comparison, head, found, unpack(ratios))
+        return found
     if cost is not None and ratios is not None:
         per_gpu = head["per_gpu_throughput_ratio"]
         assert per_gpu is not None  # stored ratios mean a per-GPU ratio (price-free part)
@@ -151,12 +156,12 @@ def _price_free_headline(
         return {"found": found, "ratios": None, "exact": False}  # costed another way
     if head["throughput_ratio"] is None or not head["per_gpu_throughput_ratio"]:
         return {"found": found, "ratios": None, "exact": True}
-    if head["bound"] is not None:  # a bound ratio's cost is a bound too: no interval either
-        return {"found": found, "ratios": None, "exact": True}
     if not a.point or not b.point:
         return {"found": found, "ratios": None, "exact": True}
     with np.errstate(divide="ignore", invalid="ignore"):
         ratios = a.boot / b.boot
+    if head["bound"] is not None:  # a bound ratio's cost is a bound too: one-sided, NaNs kept
+        return {"found": found, "ratios": pack(ratios.tolist()), "exact": True}
     kept = np.sort(ratios[~np.isnan(ratios)]).tolist()  # a NaN ratio costs a NaN: dropped
     return {"found": found, "ratios": pack(kept), "exact": True}
 

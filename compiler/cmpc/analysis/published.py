@@ -146,6 +146,8 @@ def ratio_interval(
     return {
         "throughput_ratio_ci": found.as_list(),
         "cost_ratio_ci": None if cost_ci is None else cost_ci.as_list(),
+        "throughput_ratio_one_sided_ci": None,
+        "cost_ratio_one_sided_ci": None,
         "confidence": level,
         "within_noise": within_noise(found, band),
         "cost_within_noise": within_noise(cost_ci, band) if cost_ci else None,

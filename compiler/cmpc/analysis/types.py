@@ -31,6 +31,8 @@ ReadKind = Literal[ReadMethod, "reported", "peak"]
 Verdict = Literal["comparable", "directional signal only"]
 Bound = Literal["lower"]  # a read at a target easier than every measured point
 RatioBound = Literal["lower", "upper", "neither"]  # what a ratio of reads with bounds is
+ReadAxis = Literal["interactivity", "latency"]  # the frontier's x axis
+PueFrom = Literal["system", "fleet", "tco"]  # `power ... pue`, `fleet { pue }`, `tco { pue }`
 
 
 # -- conditions: the comparison's method, as the IR states it ---------------------------------
@@ -50,6 +52,7 @@ class LatencyConditions(TypedDict):
     statistic: str
     target: TargetConditions | None
     read: ReadMethod
+    axis: ReadAxis
     percentile_method: PercentileMethod
     slo: tuple[tuple[str, float], ...]
     percentile_slo: tuple[tuple[str, str, float], ...]
@@ -169,6 +172,8 @@ class CostResult(TypedDict):
 class Energy(TypedDict):
     watts_per_gpu: float
     basis: PowerBasis
+    pue: float | None  # facility over IT power where the system runs; None: none stated
+    pue_from: PueFrom | None
     joules_per_token: float | None
     tok_s_per_mw: float | None
 
@@ -459,6 +464,9 @@ class Disclosure(TypedDict):
 class HeadlineUncertainty(TypedDict):
     throughput_ratio_ci: list[float] | None
     cost_ratio_ci: list[float] | None
+    # a bound ratio's one-sided bound, in the direction of `bound` (the cost's: the inverse)
+    throughput_ratio_one_sided_ci: float | None
+    cost_ratio_one_sided_ci: float | None
     confidence: float | None
     within_noise: bool | None
     cost_within_noise: bool | None
@@ -516,7 +524,7 @@ class UsersPerMw(TypedDict):
     streams_per_gpu: float
     watts_per_gpu: float
     pue: float | None
-    pue_from: Literal["system", "fleet"] | None  # the system's `power ... pue`, or the fleet's
+    pue_from: PueFrom | None  # the system's `power ... pue`, the fleet's, or its tco's
     gpus_per_mw: float
     basis: PowerBasis
     source: str | None

@@ -31,6 +31,7 @@ from cmpc.analysis.tokens import accounting
 from cmpc.compute.accounting import counted_tokens, split_input
 from cmpc.compute.frontier_batch import along_latency, read_batch, read_batch_latency
 from cmpc.compute.intervals import Interval, interval, lower_bound, spread, within_noise
+from cmpc.compute.percentile import one_sided_bound, quotients
 from cmpc.ingest.points import RunPoint
 from cmpc.ir import model as ir
 
@@ -41,9 +42,18 @@ else:  # only read when the runs were resampled: not on a rebuild from the stage
 
 RUNS_SEED = 0x5EED  # the stream that draws repetitions (runs), apart from each run's own
 BOUND_NOTE = (
-    "a side's read is a lower bound (every run is faster than the target), so the ratio is a "
-    "bound or no bound at all, and two interval ends around it would be wrong; each system's "
-    "read has its one-sided bound"
+    "both sides' reads are lower bounds (every run is faster than the target), so the ratio "
+    "bounds neither way and no interval around it would mean anything; each system's read has "
+    "its one-sided bound"
+)
+ONE_SIDED_NOTE = (
+    "one side's read is a lower bound (every run is faster than the target), so the ratio is "
+    "itself a bound: it gets a one-sided bound in that direction, from the replicates' ratios, "
+    "and never two interval ends"
+)
+TOO_FEW_NOTE = (
+    "one side's read is a lower bound (every run is faster than the target), so the ratio is "
+    "itself a bound, and too few replicates have a read to bound it one-sided"
 )
 
 
@@ -76,10 +86,13 @@ class SystemReplicates:
 
     def drawn(self, seed: int) -> np.ndarray:
         """Per replicate, which run stands in for each run: repetitions drawn with replacement."""
-        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, RUNS_SEED])))
+        rng: np.random.Generator | None = None  # made for repetitions only: numpy.random is 6 ms
         out = np.tile(np.arange(len(self.runs)), (self.resamples, 1))
         for group in self.groups:
             if len(group) > 1:
+                rng = rng or np.random.Generator(
+                    np.random.PCG64(np.random.SeedSequence([seed, RUNS_SEED]))
+                )
                 members = np.asarray(group)
                 out[:, members] = members[rng.integers(0, len(group), (self.resamples, len(group)))]
         return out
@@ -323,6 +336,40 @@ def system_uncertainty(
     }
 
 
+def bound_ratio_interval(
+    comparison: ir.Comparison,
+    head: T.Ratios,
+    empty: T.HeadlineUncertainty,
+    per_gpu_ratios: Sequence[float],
+) -> T.HeadlineUncertainty:
+    """A bound headline ratio's one-sided bounds: the throughput ratio's in the direction of its
+    bound, the cost ratio's in the inverse one, from the replicates' per-GPU ratios (a NaN one:
+    a replicate without a read). A ratio of two bounds gets none."""
+    bound, ratio, per_gpu = (
+        head["bound"],
+        head["throughput_ratio"],
+        head["per_gpu_throughput_ratio"],
+    )
+    if bound not in ("lower", "upper") or ratio is None or not per_gpu:
+        return {**empty, "interval_note": BOUND_NOTE}
+    level = comparison.uncertainty.confidence
+    # as the two-sided interval scales them: per-GPU ratios to the normalization's
+    found = one_sided_bound((ratio * r / per_gpu for r in per_gpu_ratios), ratio, level, bound)
+    cost, cost_found = head["cost_ratio"], None
+    if cost is not None and found is not None:
+        inverse = "upper" if bound == "lower" else "lower"
+        cost_found = one_sided_bound(
+            quotients(cost * per_gpu, per_gpu_ratios), cost, level, inverse
+        )
+    return {
+        **empty,
+        "throughput_ratio_one_sided_ci": found,
+        "cost_ratio_one_sided_ci": cost_found,
+        "interval_note": ONE_SIDED_NOTE if found is not None else TOO_FEW_NOTE,
+        "interval_basis": "computed" if found is not None else None,
+    }
+
+
 def headline_uncertainty(
     comparison: ir.Comparison,
     head: T.Ratios | None,
@@ -333,6 +380,8 @@ def headline_uncertainty(
     empty: T.HeadlineUncertainty = {
         "throughput_ratio_ci": None,
         "cost_ratio_ci": None,
+        "throughput_ratio_one_sided_ci": None,
+        "cost_ratio_one_sided_ci": None,
         "confidence": u.confidence if u.enabled else None,
         "within_noise": None,
         "cost_within_noise": None,
@@ -354,11 +403,10 @@ def headline_uncertainty(
         return ratio_interval(comparison, head, empty, computed)
     if ratio is None or not per_gpu or not a.point or not b.point:
         return empty
-    if head["bound"] is not None:
-        empty["interval_note"] = BOUND_NOTE
-        return empty
     with np.errstate(divide="ignore", invalid="ignore"):
         per_gpu_b = a.boot / b.boot
+    if head["bound"] is not None:
+        return bound_ratio_interval(comparison, head, empty, per_gpu_b.tolist())
     ratio_ci = ci(comparison, ratio * per_gpu_b / per_gpu, ratio)
     cost = head["cost_ratio"]
     cost_ci = None
@@ -369,6 +417,8 @@ def headline_uncertainty(
     return {
         "throughput_ratio_ci": as_list(ratio_ci),
         "cost_ratio_ci": as_list(cost_ci),
+        "throughput_ratio_one_sided_ci": None,
+        "cost_ratio_one_sided_ci": None,
         "confidence": u.confidence,
         "within_noise": within_noise(ratio_ci, band) if ratio_ci else None,
         "cost_within_noise": within_noise(cost_ci, band) if cost_ci else None,

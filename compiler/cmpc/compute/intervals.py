@@ -162,7 +162,7 @@ def lower_bound(replicates: Sequence[float] | np.ndarray, confidence: float) -> 
     values = np.asarray(replicates, dtype=float)
     if values.size < 10:
         return None
-    ranked = np.where(np.isfinite(values), values, -np.inf)
+    ranked = np.sort(np.where(np.isfinite(values), values, -np.inf))
     with np.errstate(invalid="ignore"):  # interpolating next to -inf gives NaN: no bound
-        found = float(np.quantile(ranked, 1.0 - confidence, method="linear"))
+        found = float(sorted_quantiles(ranked, np.array([1.0 - confidence]))[0])
     return found if math.isfinite(found) else None

@@ -29,6 +29,29 @@ def percentile_interval(
     return Interval(low, high, confidence, "percentile", len(values))
 
 
+def one_sided_bound(
+    replicates: Iterable[float], estimate: float, confidence: float, side: str
+) -> float | None:
+    """The one-sided confidence bound of a figure that is itself a bound, without numpy.
+
+    `side` "lower": the (1 - confidence) quantile of the replicates, a replicate without a
+    value (non-finite) counting as below every value; "upper": the `confidence` quantile, one
+    without a value counting as above every value. Never beyond `estimate`: the bound only
+    weakens the claim the figure makes. None: fewer than ten replicates, a non-finite
+    estimate, or a quantile that falls among the replicates without a value.
+    """
+    if side not in ("lower", "upper") or not math.isfinite(estimate):
+        return None
+    missing = -math.inf if side == "lower" else math.inf
+    ranked = sorted(v if math.isfinite(v) else missing for v in replicates)
+    if len(ranked) < 10:
+        return None
+    found = _linear(ranked, 1.0 - confidence if side == "lower" else confidence)
+    if not math.isfinite(found):
+        return None
+    return min(found, estimate) if side == "lower" else max(found, estimate)
+
+
 def _linear(values: list[float], q: float) -> float:
     """numpy's `linear` quantile of sorted finite `values` (numpy.lib._function_base_impl)."""
     return _linear_at(len(values), q, values.__getitem__)

@@ -77,7 +77,15 @@ def matches(fields: Mapping[str, object], where: Iterable[tuple[str, str]]) -> b
 REPLICATE_ROWS = ("latency_s", "input_tok_s", "output_tok_s", "cached_tok_s")
 
 
-def run_point(metrics: RunMetrics, metric: str, statistic: str, rel: str) -> RunPoint:
+def run_point(
+    metrics: RunMetrics,
+    metric: str,
+    statistic: str,
+    rel: str,
+    quantiles: Mapping[str, tuple[float, ...]] | None = None,
+) -> RunPoint:
+    """The run's point at `statistic` of `metric`; `quantiles`: its `cdf_quantiles`, when the
+    caller makes points of several statistics from one run (they are the same for each)."""
     per_gpu = metrics.per_gpu or {}
     gpus = metrics.num_gpus
     inp, out = metrics.throughput("input"), metrics.throughput("output")
@@ -106,11 +114,11 @@ def run_point(metrics: RunMetrics, metric: str, statistic: str, rel: str) -> Run
         fields=fields,
         goodput_req_s=metrics.goodput,
         slo_attainment=metrics.slo_attainment,
-        quantiles=_quantiles(metrics),
+        quantiles=cdf_quantiles(metrics) if quantiles is None else dict(quantiles),
     )
 
 
-def _quantiles(metrics: RunMetrics) -> dict[str, tuple[float, ...]]:
+def cdf_quantiles(metrics: RunMetrics) -> dict[str, tuple[float, ...]]:
     """Each CDF metric's per-request percentiles, with the run's own percentile method."""
     out = {}
     for metric in CDF_METRICS:

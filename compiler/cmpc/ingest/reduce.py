@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -13,7 +14,7 @@ from cmpc import lazy
 from cmpc.diagnostics import Diagnostic, error, warning
 from cmpc.ingest import remote
 from cmpc.ingest.cache import Cache, Key, Reduced, sha256_of
-from cmpc.ingest.points import RunPoint, matches, run_point
+from cmpc.ingest.points import RunPoint, cdf_quantiles, matches, run_point
 
 if TYPE_CHECKING:
     import multiprocessing
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
     from cmpc import metrics as run_metrics
     from cmpc import traces
-    from cmpc.ingest import pooling, resample, sketch
+    from cmpc.ingest import cachewrite, pooling, resample, sketch
     from cmpc.traces import Run, readpass
 else:  # only a pool or a cluster needs them: 5-10 ms of imports (logging, sockets, pickle)
     multiprocessing = lazy.module("multiprocessing")
@@ -35,6 +36,7 @@ else:  # only a pool or a cluster needs them: 5-10 ms of imports (logging, socke
     pooling = lazy.module("cmpc.ingest.pooling")
     resample = lazy.module("cmpc.ingest.resample")
     sketch = lazy.module("cmpc.ingest.sketch")
+    cachewrite = lazy.module("cmpc.ingest.cachewrite")  # queue: only a miss writes
 
 READERS = ("cmpc.traces", "cmpc.metrics", "cmpc.ingest.pooling", "cmpc.ingest.resample")
 
@@ -153,7 +155,10 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
             cache.remember_sha256(path, before, digest)
         sha = digest + beside if digest and beside is not None else ""
     if cache and sha:
-        hit = None if known else cache.get(_key(task, sha))
+        # a cache empty when reduce_all began holds no entry but those made since, whose
+        # reduction under the same key is this one: not looked for
+        late = not known and cache.root not in _EMPTY_CACHES
+        hit = cache.get(_key(task, sha)) if late else None
         if hit is not None:
             return Done(sha, hit, cached=True)
         if not problems:
@@ -245,8 +250,9 @@ def reduce_runs(
             pool = pooling.exact_part(metrics.samples.get(task.metric), task.metric)
         rates = resample.rows_for(found, list(resample.RATE_ROWS))
         extra = resample.rows_for(found, [f"{m} {s}" for s, m in task.limits])
+        quantiles = cdf_quantiles(metrics)  # the same for each statistic's point
         for stat in task.statistics:
-            point = run_point(metrics, task.metric, stat, task.rel)
+            point = run_point(metrics, task.metric, stat, task.rel, quantiles)
             # the pool is the same for every statistic: kept once, on the first one's point
             first = stat == task.statistics[0]
             changes: dict[str, object] = {"limits": limits, "pool": pool if first else None}
@@ -323,7 +329,8 @@ def reduce_all(
     done: dict[Task, Done] = {}
     todo: list[Task] = []
     for task in unique:
-        if cache and not remote.is_url(task.path):
+        # an empty cache cannot hit: its files are not looked up (nor their paths resolved) twice
+        if cache and cache.root not in _EMPTY_CACHES and not remote.is_url(task.path):
             probe = _probe(task, cache)
             if probe is not None:
                 done[task] = probe
@@ -347,9 +354,10 @@ def reduce_all(
             _collect(pool, todo, cache, done, progress, total, slots=workers)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
-    for task in todo:
-        if task not in done:
-            done[task] = reduce_file(task, cache)
+    left = [task for task in todo if task not in done]
+    with cachewrite.behind(cache) if cache and left else contextlib.nullcontext(cache) as local:
+        for task in left:
+            done[task] = reduce_file(task, local)
             if task in lost:
                 done[task] = _retried(done[task], task, lost[task])
             if progress:

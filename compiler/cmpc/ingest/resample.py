@@ -49,10 +49,108 @@ class Settings:
     seed: int
 
 
-def _seed(settings: Settings, sha256: str, index: int) -> np.random.Generator:
+def _seed(settings: Settings, sha256: str, index: int) -> Stream:
     """One stream per run: the spec's seed, the file's content and the run's place in it."""
     word = int.from_bytes(hashlib.sha256(f"{sha256}\0{index}".encode()).digest()[:8], "little")
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([settings.seed, word])))
+    return Stream.seeded([settings.seed, word])
+
+
+# numpy's SeedSequence (bit_generator.pyx) and PCG64 seeding (pcg64.c), constant for constant
+_MASK32 = 0xFFFFFFFF
+_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
+_MIX_L, _MIX_R = 0xCA01F9DD, 0x4973F715
+_POOL = 4
+_PCG_MULT = 0x2360ED051FC65DA44385DF649FCCF645
+_MASK128 = (1 << 128) - 1
+
+
+def _words32(value: int) -> list[int]:
+    """A non-negative integer as SeedSequence takes it: 32-bit words, least significant first."""
+    if value < 0:
+        raise ValueError("expected non-negative integer")
+    words = [value & _MASK32]
+    while value := value >> 32:
+        words.append(value & _MASK32)
+    return words
+
+
+def _pool(entropy: Sequence[int]) -> list[int]:
+    """SeedSequence(entropy).pool: the entropy hashed and mixed into four 32-bit words."""
+    words = [w for value in entropy for w in _words32(int(value))]
+    hash_const = _INIT_A
+
+    def hashmix(value: int) -> int:
+        nonlocal hash_const
+        value ^= hash_const
+        hash_const = (hash_const * _MULT_A) & _MASK32
+        value = (value * hash_const) & _MASK32
+        return value ^ (value >> 16)
+
+    def mix(x: int, y: int) -> int:
+        result = (_MIX_L * x - _MIX_R * y) & _MASK32
+        return result ^ (result >> 16)
+
+    mixer = [hashmix(words[i] if i < len(words) else 0) for i in range(_POOL)]
+    for src in range(_POOL):
+        for dst in range(_POOL):
+            if src != dst:
+                mixer[dst] = mix(mixer[dst], hashmix(mixer[src]))
+    for src in range(_POOL, len(words)):
+        for dst in range(_POOL):
+            mixer[dst] = mix(mixer[dst], hashmix(words[src]))
+    return mixer
+
+
+def _generate_state(pool: Sequence[int], words: int) -> list[int]:
+    """SeedSequence.generate_state(words, uint64), as Python integers."""
+    hash_const = _INIT_B
+    out32 = []
+    for i in range(2 * words):
+        value = pool[i % len(pool)] ^ hash_const
+        hash_const = (hash_const * _MULT_B) & _MASK32
+        value = (value * hash_const) & _MASK32
+        out32.append(value ^ (value >> 16))
+    return [out32[2 * i] | (out32[2 * i + 1] << 32) for i in range(words)]
+
+
+class Stream:
+    """numpy's PCG64 state, seeded as `PCG64(SeedSequence(entropy))` is, without importing
+    numpy.random (about 6 ms of a cold build): the C draws step it; `generator()` hands the
+    same state to numpy when they are not built."""
+
+    def __init__(self, state: int, inc: int, has_uint32: int = 0, uinteger: int = 0) -> None:
+        self.state, self.inc = state, inc
+        self.has_uint32, self.uinteger = has_uint32, uinteger
+
+    @classmethod
+    def seeded(cls, entropy: Sequence[int]) -> Stream:
+        """The state of `PCG64(SeedSequence(entropy))` (pcg64_set_seed: two LCG steps)."""
+        val = _generate_state(_pool(entropy), 4)
+        seed, seq = (val[0] << 64) | val[1], (val[2] << 64) | val[3]
+        inc = ((seq << 1) | 1) & _MASK128
+        # from state 0: one step (0 * mult + inc), the seed added, one more step
+        state = ((inc + seed) * _PCG_MULT + inc) & _MASK128
+        return cls(state, inc)
+
+    def as_state(self) -> dict[str, object]:
+        """The state as numpy's `PCG64.state` reads and sets it."""
+        return {
+            "bit_generator": "PCG64",
+            "state": {"state": self.state, "inc": self.inc},
+            "has_uint32": self.has_uint32,
+            "uinteger": self.uinteger,
+        }
+
+    def generator(self) -> np.random.Generator:
+        """A numpy Generator starting from this state."""
+        bits = np.random.PCG64()
+        bits.state = {
+            "bit_generator": "PCG64",
+            "state": {"state": self.state, "inc": self.inc},
+            "has_uint32": self.has_uint32,
+            "uinteger": self.uinteger,
+        }
+        return np.random.Generator(bits)
 
 
 def _columns(req: Requests) -> dict[str, np.ndarray]:
@@ -305,7 +403,7 @@ def _constant(column: np.ndarray) -> bool:
 
 
 def _count_blocks(
-    rng: np.random.Generator, n: int, resamples: int, fast: bool = True
+    rng: np.random.Generator | Stream, n: int, resamples: int, fast: bool = True
 ) -> Iterator[tuple[int, np.ndarray]]:
     """(first column, counts per request) for the bootstrap's blocks of replicates, then the
     grouped jackknife's JACKKNIFE rows (request i in group i mod JACKKNIFE, left out in turn).
@@ -315,6 +413,8 @@ def _count_blocks(
     """
     per_block = max(1, BLOCK // n) if n < BLOCK else 1
     in_c = fast and _fastdraw is not None and n <= 0xFFFFFFFF
+    if isinstance(rng, Stream) and not (in_c and hasattr(_fastdraw, "draw_counts_pcg64")):
+        rng = rng.generator()
     for start in range(0, resamples, per_block):
         rows = min(per_block, resamples - start)
         if in_c:
@@ -322,6 +422,7 @@ def _count_blocks(
             _draw_counts(rng, n, rows, counts)
             yield start, counts
             continue
+        assert not isinstance(rng, Stream)  # made a numpy Generator above
         # bincount's own index type: narrower draws would be converted (a copy) before counting
         draws: np.ndarray = rng.integers(0, n, size=(rows, n), dtype=np.intp)
         draws += (np.arange(rows, dtype=np.intp) * n)[:, None]
@@ -330,9 +431,16 @@ def _count_blocks(
     yield resamples, (groups[None, :] != np.arange(JACKKNIFE)[:, None]).astype(np.int64)
 
 
-def _draw_counts(rng: np.random.Generator, n: int, rows: int, out: np.ndarray) -> None:
+def _draw_counts(rng: np.random.Generator | Stream, n: int, rows: int, out: np.ndarray) -> None:
     """`rows` resamples' counts into `out` by the C module: numpy's PCG64 inlined (its state
-    through the bit generator's public `state`), any other bit generator through its capsule."""
+    through the bit generator's public `state`, or a Stream's), any other bit generator through
+    its capsule."""
+    if isinstance(rng, Stream):
+        words = (rng.state >> 64, rng.state & _LOW, rng.inc >> 64, rng.inc & _LOW)
+        after = _fastdraw.draw_counts_pcg64((*words, rng.has_uint32, rng.uinteger), n, rows, out)
+        rng.state = (after[0] << 64) | after[1]
+        rng.has_uint32, rng.uinteger = after[4], after[5]
+        return
     bits = rng.bit_generator
     with bits.lock:
         if type(bits) is not np.random.PCG64 or not hasattr(_fastdraw, "draw_counts_pcg64"):
@@ -368,7 +476,10 @@ def pack(rows: Sequence[np.ndarray | None], resamples: int) -> str:
     for i, row in enumerate(rows):
         if row is not None:
             block[i] = row
-    return base64.b64encode(block.tobytes()).decode("ascii")
+    text = base64.b64encode(block.tobytes()).decode("ascii")
+    if resamples > 0:  # what `unpack` would decode: a cold build's analysis reads it next
+        _remember((text, resamples), block.astype(float))
+    return text
 
 
 def unpack(text: str, resamples: int) -> np.ndarray:
@@ -378,14 +489,19 @@ def unpack(text: str, resamples: int) -> np.ndarray:
     key = (text, resamples)
     found = _UNPACKED.get(key)
     if found is None:
-        found = _decode(text, resamples)
-        found.setflags(write=False)
-        _UNPACKED[key] = found
-        while len(_UNPACKED) > UNPACKED_LIMIT:
-            _UNPACKED.popitem(last=False)
+        found = _remember(key, _decode(text, resamples))
     else:
         _UNPACKED.move_to_end(key)
     return found
+
+
+def _remember(key: tuple[str, int], rows: np.ndarray) -> np.ndarray:
+    """Keep `rows` (made read-only) as the unpacked rows of `key`'s text, the oldest let go."""
+    rows.setflags(write=False)
+    _UNPACKED[key] = rows
+    while len(_UNPACKED) > UNPACKED_LIMIT:
+        _UNPACKED.popitem(last=False)
+    return rows
 
 
 def _decode(text: str, resamples: int) -> np.ndarray:

@@ -62,6 +62,7 @@ def render_outputs(
                 {
                     "path": "figures/runs.svg",
                     "kind": "runs",
+                    "axis": F.runs_axis(results),
                     "alt": Md("Throughput at the one measured run of each system"),
                 }
             )

@@ -19,7 +19,7 @@ from cmpc.analysis.stage import recall_exact
 from cmpc.compute.frontier import Method, Point, by_latency, read_at, steffen_curve
 from cmpc.jsontypes import JsonObject
 from cmpc.report import svg
-from cmpc.report.latency_unit import MS, LatencyUnit, latency_unit
+from cmpc.report.latency_unit import MS, LatencyUnit, along_latency, latency_unit
 from cmpc.report.text import Md, csv_value, number, ratio, usd
 from cmpc.report.words import METRIC_NAMES, PER, statistic_name, token_phrase
 from cmpc.safe_text import csv_cell
@@ -195,8 +195,8 @@ def _scale(results: JsonObject) -> tuple[dict, str]:
 
 def read_axis_word(results: JsonObject) -> str:
     """`latency` when a duration target is read along latency, else `interactivity`."""
-    target = ((results.get("conditions") or {}).get("latency") or {}).get("target") or {}
-    return "latency" if target.get("given_as") == "latency" else "interactivity"
+    latency = (results.get("conditions") or {}).get("latency") or {}
+    return "latency" if along_latency(latency) else "interactivity"
 
 
 def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) -> str:
@@ -207,11 +207,11 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
     target = (latency.get("target") or {}).get("interactivity_tok_s_user")
     # a duration target is read along latency (lower is better): x is the latency, in the
     # target's unit (ms or s)
-    along_latency = (latency.get("target") or {}).get("given_as") == "latency"
+    along = along_latency(latency)
     unit = latency_unit(latency)
-    if along_latency:
+    if along:
         target = unit.of_ms((latency.get("target") or {}).get("latency_ms"))
-    x_of = unit.of_interactivity if along_latency else _same
+    x_of = unit.of_interactivity if along else _same
     scales, per_unit = _scale(results)
 
     marks: list[svg.Points | svg.Line | svg.VLine | svg.Flag] = []
@@ -256,19 +256,19 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
             Point(p["interactivity_tok_s_user"], p["throughput_per_gpu"])
             for p in s.get("frontier") or []
         ]
-        if along_latency:
+        if along:
             front = list(by_latency(front))  # x = -latency: the read's own axis
         if len(front) >= 2:
             grid, curve = _frontier_curve(front, method)
             ys = tuple(_times(c, k) for c in curve)
-            gx = tuple(-float(x) / unit.ms_per_unit if along_latency else float(x) for x in grid)
+            gx = tuple(-float(x) / unit.ms_per_unit if along else float(x) for x in grid)
             marks.append(svg.Line(gx, ys, color, f"{label}: frontier ({method})", series=i))
         elif front:
             marks.append(
                 svg.Points(
                     (
                         -front[0].interactivity / unit.ms_per_unit
-                        if along_latency
+                        if along
                         else front[0].interactivity,
                     ),
                     (_times(front[0].throughput, k),),
@@ -282,9 +282,9 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
         at = s.get("at_target") or {}
         value = at.get("throughput_per_gpu")
         bound_at = at.get(
-            "measured_at_latency_ms" if along_latency else "measured_at_interactivity_tok_s_user"
+            "measured_at_latency_ms" if along else "measured_at_interactivity_tok_s_user"
         )
-        if along_latency:
+        if along:
             bound_at = unit.of_ms(bound_at)
         lower = _finite(bound_at)  # a lower bound sits where it was measured, not at the target
         if _finite(value) and (lower or _finite(target)):
@@ -304,20 +304,20 @@ def frontier_svg(results: JsonObject, order: list[str], labels: dict[str, str]) 
             unreachable.append((name, color))
     if _finite(target):
         target_label = (
-            f"target {target:g} {unit.symbol}" if along_latency else f"target {target:g} tok/s/user"
+            f"target {target:g} {unit.symbol}" if along else f"target {target:g} tok/s/user"
         )
         marks.append(svg.VLine(target, "black", target_label))
         for j, (name, color) in enumerate(unreachable):
             marks.append(svg.Flag(target, f"{_text(labels[name])}: unreachable", color, j))
     axes = svg.Axes(
         tuple(marks),
-        xlabel=_latency_label(latency) if along_latency else "interactivity (tok/s/user)",
+        xlabel=_latency_label(latency) if along else "interactivity (tok/s/user)",
         ylabel=f"throughput ({_text(per_unit)})",
     )
     return svg.render(
         svg.Chart(
             (axes,),
-            f"Throughput {_per(results)} against {'latency' if along_latency else 'interactivity'}",
+            f"Throughput {_per(results)} against {'latency' if along else 'interactivity'}",
             columns=3,
             conditions=figure_conditions(results),
             synthetic=bool(results.get("synthetic")),
@@ -381,11 +381,18 @@ def runs_svg(results: JsonObject, order: list[str], labels: dict[str, str]) -> s
     )
 
 
+def runs_axis(results: JsonObject) -> Md:
+    """What the runs figure states under each bar besides the load: `interactivity`, or the
+    latency (`P90 TTFT`) when the read goes along latency."""
+    latency = (results.get("conditions") or {}).get("latency") or {}
+    return Md(_latency_name(latency)) if along_latency(latency) else Md("interactivity")
+
+
 def frontier_caption(results: JsonObject) -> tuple[Md, Md]:
     """The frontier figure's x axis and a caption naming only the marks the figure holds."""
     systems = [s or {} for s in (results.get("systems") or {}).values()]
     target = ((results.get("conditions") or {}).get("latency") or {}).get("target") or {}
-    along_latency = target.get("given_as") == "latency"
+    along = along_latency((results.get("conditions") or {}).get("latency") or {})
     fronts = [len(s.get("frontier") or []) for s in systems if s.get("points")]
     ats = [s.get("at_target") or {} for s in systems if s.get("points")]
     parts = [Md("Dots: runs (measured, or as a source reported them)")]
@@ -413,7 +420,7 @@ def frontier_caption(results: JsonObject) -> tuple[Md, Md]:
         Md("latency ({} in {}, lower is better)").format(
             _latency_name(latency), latency_unit(latency).symbol
         )
-        if along_latency
+        if along
         else Md("interactivity")
     )
     return axis, Md("; ").join(parts) + Md(".")

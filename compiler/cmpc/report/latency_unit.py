@@ -47,3 +47,11 @@ def latency_unit(latency: JsonObject) -> LatencyUnit:
     if target.get("given_as") != "latency":
         return MS
     return S if shown_in_seconds(str(target.get("unit") or "")) else MS
+
+
+def along_latency(latency: JsonObject) -> bool:
+    """True when `conditions.latency` reads along latency (its `axis`): a duration target, or
+    ttft or e2el with no target, whose 1 / latency is no interactivity."""
+    if "axis" in latency:
+        return latency.get("axis") == "latency"
+    return (latency.get("target") or {}).get("given_as") == "latency"

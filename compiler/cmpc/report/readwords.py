@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, get_in, is_number
-from cmpc.report.latency_unit import LatencyUnit, latency_unit
+from cmpc.report.latency_unit import LatencyUnit, along_latency, latency_unit
 from cmpc.report.text import Md, number
 from cmpc.report.words import METRIC_NAMES, statistic_name
 
 
 def by_latency(ctx: Context) -> bool:
-    """True when the target is a duration: reads go along latency, lower is better."""
-    return ctx.target().get("given_as") == "latency"
+    """True when reads go along latency, lower is better (a duration target, or ttft or e2el
+    with no target)."""
+    return along_latency(ctx.conditions.get("latency") or {})
 
 
 def axis_unit(ctx: Context) -> LatencyUnit:

@@ -199,7 +199,10 @@ def _set(
 
 
 def _leading_text(entry: st.Entry) -> str:
-    """An entry's value without its `key value` options: `1.50 USD/gpu/h` of a price."""
+    """An entry's value without its `key value` options: `1.50 USD/gpu/h` of a price; a
+    block's is `{ ... }` (a report says `was { ... } in the spec`, not `was `` `)."""
+    if entry.body and not entry.alternatives:
+        return "{ ... }"
     options = OPTIONS_OF.get(entry.key.value)
     if not options or len(entry.alternatives) != 1:
         return values_text(entry.alternatives)

@@ -87,6 +87,9 @@ _NOT_RUNS: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 
 
+_NOT_SPACE = re.compile(r"\S")  # \s is str.isspace's set: `after` is where lstrip() stops
+
+
 def _shape(head: str) -> str:
     text = head.lstrip("\ufeff \t\r\n")
     if not text:
@@ -95,11 +98,12 @@ def _shape(head: str) -> str:
         return "array"
     if text[0] != "{":
         return "other"
-    first = text.split("\n", 1)[0].strip()
-    rest = text.split("\n", 1)[1].lstrip() if "\n" in text else ""
-    if rest.startswith("{"):
+    # one search for the first line's end: a head is up to 1 MiB, often one line (0.5 ms a scan)
+    end = text.find("\n")
+    after = _NOT_SPACE.search(text, end + 1) if end >= 0 else None
+    if after is not None and after[0] == "{":
         try:
-            json.loads(first)
+            json.loads(text[:end].strip())
         except ValueError:
             return "object"
         except RecursionError:
@@ -152,5 +156,10 @@ def not_a_run_hint(head: bytes) -> str | None:
     return None
 
 
+_CONTENT = re.compile(rb"[^\xef\xbb\xbf \t\r\n]")  # a byte that is not blank (or a BOM's)
+
+
 def is_empty(head: bytes) -> bool:
-    return not head.strip(b"\xef\xbb\xbf \t\r\n")
+    """Whether the head holds only blanks and BOM bytes: found at its first byte, not by a
+    stripped copy of up to 1 MiB."""
+    return _CONTENT.search(head) is None

@@ -18,7 +18,9 @@ from cmpc.diagnostics import Diagnostic, error, has_errors
 from cmpc.files import display_path
 from cmpc.language.vocabulary import METRICS
 from cmpc.outcome import Outcome
+from cmpc.report.latency_unit import MS, along_latency
 from cmpc.report.text import number, usd
+from cmpc.report.words import statistic_name
 from cmpc.safe_text import terminal_text
 from cmpc.safefs import create_file
 from cmpc.source import SourceFile
@@ -331,7 +333,10 @@ def render_terminal(results: dict[str, Any], report: str) -> str:
         if head.get("cost_ratio") is not None:
             line += f"; cost-per-token ratio: x{head['cost_ratio']:.4g}"
         out += [line, ""]
-    rows = [["side", "files", "GPUs", "throughput tok/s/gpu", "tok/s/user", "USD/M tokens"]]
+    latency = (results.get("conditions") or {}).get("latency") or {}
+    along = along_latency(latency)  # ttft or e2el: the latency, never 1 / latency as tok/s/user
+    axis = f"{_latency_name(latency)} ms" if along else "tok/s/user"
+    rows = [["side", "files", "GPUs", "throughput tok/s/gpu", axis, "USD/M tokens"]]
     inputs = results.get("inputs") or []
     for name in ("a", "b"):
         system = (results.get("systems") or {}).get(name) or {}
@@ -344,7 +349,7 @@ def render_terminal(results: dict[str, Any], report: str) -> str:
                 str(count),
                 str(system.get("gpus", "")),
                 str(number(at.get("throughput_per_gpu"))),
-                str(number(_interactivity(at))),
+                str(number(_axis_value(_interactivity(at), along))),
                 str(usd(cost.get("usd_per_million_tokens"))),
             ]
         )
@@ -363,6 +368,18 @@ def render_terminal(results: dict[str, Any], report: str) -> str:
     if notes:
         out += ["", *(_plain(n) for n in notes)]
     return "\n".join(out) + "\n"
+
+
+def _latency_name(latency: dict[str, Any]) -> str:
+    """`P90 TTFT`: the constrained statistic and metric."""
+    return f"{statistic_name(latency.get('statistic'))} {str(latency.get('metric')).upper()}"
+
+
+def _axis_value(interactivity: object, along: bool) -> object:
+    """A point's place on the axis: its interactivity, or along latency its latency in ms."""
+    if not along:
+        return interactivity
+    return MS.of_interactivity(interactivity)
 
 
 def _interactivity(at: dict[str, Any]) -> object:

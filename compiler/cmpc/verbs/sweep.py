@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeGuard
 
+from cmpc.analysis.load_labels import load_label
 from cmpc.compute.cost import gpus_from_parallelism
 from cmpc.compute.frontier import (
     Method,
@@ -301,6 +302,7 @@ def _point_json(point: Point, per_token: bool = True, *, full: bool = True) -> J
         "latency_ms": 1000.0 / point.interactivity,
         "throughput_per_gpu": point.throughput,
         "concurrency": point.concurrency,
+        "load": point.load or None,
     }
     if full:
         doc["recipe"] = point.label
@@ -333,8 +335,9 @@ def render_json(result: SweepResult) -> str:
     return json_text(json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False)) + "\n"
 
 
-def _conc(point: Point) -> str:
-    return "-" if point.concurrency is None else f"{point.concurrency:g}"
+def _load(point: Point) -> str:
+    """The point's load as a build labels it (`c64`, `4 req/s`, `all at once`); `-` if unstated."""
+    return terminal_text(point.load) if point.load else "-"
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> list[str]:
@@ -371,7 +374,7 @@ def render_table(result: SweepResult, statistic: str, method: Method) -> str:
     lines = [f"points: {len(result.points)} runs; {axis}; {tokens}"]
     rows = [
         [
-            _conc(p),
+            _load(p),
             terminal_text(p.label or "-"),
             f"{p.interactivity:.2f}" if per_token else f"{1000.0 / p.interactivity:.1f}",
             f"{p.throughput:.1f}",
@@ -380,7 +383,7 @@ def render_table(result: SweepResult, statistic: str, method: Method) -> str:
         for p in result.points
     ]
     column = "tok/s/user" if per_token else f"{name} ms"
-    lines += _table(["conc", "recipe", column, "tok/s/GPU", "frontier"], rows, {0, 2, 3})
+    lines += _table(["load", "recipe", column, "tok/s/GPU", "frontier"], rows, {2, 3})
     if not result.reads:
         return "\n".join(lines) + "\n"
     lines += ["", f"reads ({method}):"]
@@ -397,7 +400,7 @@ def render_table(result: SweepResult, statistic: str, method: Method) -> str:
             continue
         if read.bound == "lower":
             (at,) = read.knots
-            where = f"{_at(at, along)} ({at.throughput:.1f}) conc {_conc(at)}"
+            where = f"{_at(at, along)} ({at.throughput:.1f}) at {_load(at)}"
             rows.append([terminal_text(target.text), f">= {read.value:.1f}", where, "lower bound"])
             continue
         lo, hi = read.knots
@@ -405,8 +408,8 @@ def render_table(result: SweepResult, statistic: str, method: Method) -> str:
             [
                 terminal_text(target.text),
                 f"{read.value:.1f}",
-                f"{_at(lo, along)} ({lo.throughput:.1f}) conc {_conc(lo)}",
-                f"{_at(hi, along)} ({hi.throughput:.1f}) conc {_conc(hi)}",
+                f"{_at(lo, along)} ({lo.throughput:.1f}) at {_load(lo)}",
+                f"{_at(hi, along)} ({hi.throughput:.1f}) at {_load(hi)}",
             ]
         )
     first = "tok/s/user" if all(t.latency_ms is None for t in result.targets) else "target"
@@ -548,7 +551,15 @@ def run_sweep(
         if not _finite(run.interactivity) or not _finite(run.throughput_per_gpu):
             diagnostics.append(_unusable(run, statistic))
             continue
-        points.append(Point(run.interactivity, run.throughput_per_gpu, run.concurrency, run.recipe))
+        points.append(
+            Point(
+                run.interactivity,
+                run.throughput_per_gpu,
+                run.concurrency,
+                run.recipe,
+                load=load_label(run.fields),  # as a build's points[].load names it
+            )
+        )
     if not points:
         if not has_errors(diagnostics):
             diagnostics.append(_no_points(runs, filters, where_text))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cmpc.report.context import Context, get_in, is_number
-from cmpc.report.readwords import axis_unit
+from cmpc.report.readwords import axis_unit, by_latency
 from cmpc.report.sections import fleet, uncertainty
 from cmpc.report.sections.headline import hit_rate_gap
 from cmpc.report.text import (
@@ -116,6 +116,18 @@ def _fn_latency(ctx: Context) -> Md:
                 number(unit.of_ms(t.get("latency_ms"))),
                 unit.symbol,
                 ctx.set_note("latency.target"),
+            )
+        )
+    elif by_latency(ctx):  # ttft or e2el with no target: peaks, placed by their latency
+        parts.append(
+            Md(
+                "No target: each system is read at its peak throughput, placed by its {} {} "
+                "in {}; 1 / {} is no per-user token rate, so no interactivity is shown."
+            ).format(
+                stat,
+                METRIC_NAMES.get(metric, metric),
+                axis_unit(ctx).symbol,
+                METRIC_NAMES.get(metric, metric),
             )
         )
     method = lat.get("percentile_method") or "linear"
@@ -290,7 +302,9 @@ def _fn_norm(ctx: Context) -> Md:
             ": tokens per dollar = throughput per GPU \u00d7 3600 \u00d7 "
             "utilization / price per GPU-hour. {}."
         ).format(gpus)
-    elif per in ("mw", "joule"):
+    elif per == "mw":
+        text += _fn_mw(ctx, gpus)
+    elif per == "joule":
         basis = get_in(ctx.conditions, "normalize", "power_basis")
         text += Md(": throughput per GPU divided by power per GPU{}. {}.").format(
             Md(" ({})").format(basis) if basis else Md(""), gpus
@@ -314,6 +328,50 @@ def _fn_norm(ctx: Context) -> Md:
     else:
         text += Md(": throughput per GPU times the GPUs per {}. {}.").format(per, gpus)
     return text
+
+
+_PUE_FROM = {"system": "its `power` line", "fleet": "the `fleet` block's", "tco": "its `tco`"}
+
+
+def _fn_mw(ctx: Context, gpus: Md) -> Md:
+    """Per MW: facility power is the GPU's power times the PUE where one is stated, else the
+    megawatt is IT power and the note says no PUE was applied (InferenceX: facility W = IT W x
+    PUE)."""
+    basis = get_in(ctx.conditions, "normalize", "power_basis")
+    energies = {n: get_in(ctx.systems, n, "energy", default=None) or {} for n in ctx.order}
+    with_pue = [n for n, e in energies.items() if is_number(e.get("pue"))]
+    watts = Md(" ({})").format(basis) if basis else Md("")
+    if not with_pue:
+        return Md(
+            ": throughput per GPU \u00d7 10^6 / power per GPU{}, a megawatt of IT power: no "
+            "PUE is declared, so none was applied (facility megawatts are IT power \u00d7 the "
+            "PUE of the data centre). {}."
+        ).format(watts, gpus)
+    parts = []
+    for n, e in energies.items():
+        w = e.get("watts_per_gpu")
+        if n in with_pue:
+            parts.append(
+                Md("{} {} W \u00d7 PUE {} ({}) = {} W").format(
+                    ctx.label(n),
+                    number(w),
+                    number(e["pue"]),
+                    Md(_PUE_FROM.get(str(e.get("pue_from")), "stated")),
+                    number(w * e["pue"]) if is_number(w) else number(None),
+                )
+            )
+        else:
+            parts.append(Md("{} {} W (no PUE declared: IT power)").format(ctx.label(n), number(w)))
+    text = Md(
+        ": throughput per GPU \u00d7 10^6 / facility power per GPU, the power per GPU{} "
+        "\u00d7 the PUE where the system runs: {}."
+    ).format(watts, Md("; ").join(parts))
+    if len(with_pue) < len(energies):
+        text += Md(
+            " A ratio between a system with a PUE and one without compares facility megawatts "
+            "with IT megawatts: declare the PUE where each system runs."
+        )
+    return text + Md(" {}.").format(gpus)
 
 
 def _fn_price(ctx: Context) -> Md:

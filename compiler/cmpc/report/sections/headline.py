@@ -8,10 +8,17 @@ from typing import Any
 from cmpc.analysis.sensitivity import is_tie
 from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, get_in, is_number
-from cmpc.report.readwords import axis_unit, frontier_range, point_position, slo_text
+from cmpc.report.readwords import (
+    axis_unit,
+    by_latency,
+    frontier_range,
+    latency_name,
+    point_position,
+    slo_text,
+)
 from cmpc.report.sections.sensitivity import tie_band
 from cmpc.report.sections.systems import load_cell
-from cmpc.report.sections.uncertainty import change_interval, noise_sentence
+from cmpc.report.sections.uncertainty import change_interval, noise_sentence, one_sided_change
 from cmpc.report.text import (
     Md,
     escape,
@@ -88,6 +95,9 @@ def headline(ctx: Context) -> JsonObject:
     out["interval"] = change_interval(
         ctx, "headline.throughput_ratio", "throughput ratio", h.get("throughput_ratio_ci"),
         h.get("system", ""),
+    ) + one_sided_change(
+        ctx, "headline.throughput_ratio", "throughput ratio",
+        h.get("throughput_ratio_one_sided_ci"), bound, ("more", "fewer"), h.get("system", ""),
     )  # fmt: skip
     out["noise"] = noise_sentence(ctx)
     out["change"] = ctx.fig.add(
@@ -125,7 +135,11 @@ def headline(ctx: Context) -> JsonObject:
         )
         declared["interval"] = change_interval(
             ctx, "headline.cost_ratio", "cost ratio", h.get("cost_ratio_ci"), h.get("system", "")
-        )
+        ) + one_sided_change(
+            ctx, "headline.cost_ratio", "cost ratio",
+            h.get("cost_ratio_one_sided_ci"), _inverse(bound), ("higher", "lower"),
+            h.get("system", ""),
+        )  # fmt: skip
         pair = (h.get("system"), h.get("baseline"))
         billed = any(ctx.billing(n) is not None for n in pair)
         declared["prices"] = Md(", vs " if billed else " vs ").join(
@@ -181,6 +195,42 @@ def _peak_phrase(ctx: Context) -> Md:
         xs.append(knots[0].get("interactivity_tok_s_user"))
     if len(xs) != 2 or not all(is_number(x) for x in xs):
         return Md("with no latency target")
+    spread = _peak_spread(ctx, names, xs)
+    loads = [_single_load(ctx, n) for n in names]
+    if loads[0] is None and loads[1] is None:
+        return Md("each at its peak throughput, with no latency target ({})").format(spread)
+    if loads[0] is not None and loads[1] is not None:
+        return Md("each at its measured load, with no latency target ({} vs {}; {})").format(
+            loads[0], loads[1], spread
+        )
+    where = [
+        Md("at its measured load ({})").format(w) if w is not None else Md("at its peak throughput")
+        for w in loads
+    ]
+    return Md("with no latency target, {} vs {} ({})").format(where[0], where[1], spread)
+
+
+def _peak_spread(ctx: Context, names: list[str], xs: list[float]) -> Md:
+    """Where the two peaks lie on the read's axis: `0.832 vs 16.08 tok/s per user, so not at
+    equal interactivity`, or along latency (ttft, e2el) `a P90 TTFT of 1,202 vs 62.17 ms, ...`."""
+    if by_latency(ctx):
+        unit = axis_unit(ctx)
+        name = latency_name(ctx)
+        shown = [
+            ctx.fig.add(
+                f"{n}.peak_latency",
+                f"{name} at peak throughput",
+                unit.of_interactivity(x),
+                unit.symbol,
+                number(unit.of_interactivity(x)),
+                system=n,
+                source=ctx.data_source(n),
+            )
+            for n, x in zip(names, xs, strict=True)
+        ]
+        return Md("a {} of {} vs {} {}, so not at equal latency").format(
+            name, shown[0], shown[1], unit.symbol
+        )
     shown = [
         ctx.fig.add(
             f"{n}.peak_interactivity",
@@ -193,24 +243,7 @@ def _peak_phrase(ctx: Context) -> Md:
         )
         for n, x in zip(names, xs, strict=True)
     ]
-    loads = [_single_load(ctx, n) for n in names]
-    if loads[0] is None and loads[1] is None:
-        return Md(
-            "each at its peak throughput, with no latency target ({} vs {} "
-            "tok/s per user, so not at equal interactivity)"
-        ).format(shown[0], shown[1])
-    if loads[0] is not None and loads[1] is not None:
-        return Md(
-            "each at its measured load, with no latency target ({} vs {}; {} vs {} tok/s per "
-            "user, so not at equal interactivity)"
-        ).format(loads[0], loads[1], shown[0], shown[1])
-    where = [
-        Md("at its measured load ({})").format(w) if w is not None else Md("at its peak throughput")
-        for w in loads
-    ]
-    return Md(
-        "with no latency target, {} vs {} ({} vs {} tok/s per user, so not at equal interactivity)"
-    ).format(where[0], where[1], shown[0], shown[1])
+    return Md("{} vs {} tok/s per user, so not at equal interactivity").format(shown[0], shown[1])
 
 
 def _single_load(ctx: Context, name: str) -> Md | None:

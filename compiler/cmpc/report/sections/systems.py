@@ -274,12 +274,14 @@ def _throughput_text(ctx: Context, name: str, s: JsonObject, at: JsonObject) -> 
         elif method == "reported":
             text += Md(" (as reported)")
         elif method == "peak" and knots:
-            x = knots[0].get("interactivity_tok_s_user")
+            where = point_position(ctx, knots[0])
+            if by_latency(ctx):  # 1 / TTFT is no tok/s/user: say the latency
+                where = Md("a {} of {}").format(latency_name(ctx), where)
             text += (
-                Md(" (peak of the frontier, at {} tok/s/user)")
+                Md(" (peak of the frontier, at {})")
                 if len(s.get("points") or []) > 1
-                else Md(" (the one run as measured, at {} tok/s/user)")
-            ).format(number(x))
+                else Md(" (the one run as measured, at {})")
+            ).format(where)
         return text
     if at.get("reachable") is False:
         front = s.get("frontier") or []

@@ -50,6 +50,39 @@ def change_interval(ctx: Context, fid: str, quantity: str, ci: object, system: s
     )
 
 
+def one_sided_change(
+    ctx: Context,
+    fid: str,
+    quantity: str,
+    bound: object,
+    side: object,
+    words: tuple[str, str],
+    system: str,
+) -> Md:
+    """` (one-sided 95%: at least 7.1% higher)` for a bound ratio's one-sided bound as a change
+    in the headline's words (`words`: the ratio above and below 1); empty without one."""
+    if not is_number(bound) or side not in ("lower", "upper"):
+        return Md("")
+    end = "low" if side == "lower" else "high"
+    ctx.fig.add(
+        f"{fid}_one_sided_{end}",
+        f"{quantity}, one-sided {'lower' if side == 'lower' else 'upper'} bound",
+        bound,
+        "x",
+        ratio(bound),
+        system=system,
+    )  # the ratio goes to figures.csv; the sentence shows the change
+    above = float(bound) > 1
+    # a lower bound above 1 and an upper one below 1 say "at least"; the others "at most"
+    least = above if side == "lower" else not above
+    return Md(" (one-sided {}: {} {} {})[^ci]").format(
+        Md(confidence_level(ctx)),
+        Md("at least") if least else Md("at most"),
+        percent(abs(float(bound) - 1)),
+        Md(words[0] if above else words[1]),
+    )
+
+
 def noise_sentence(ctx: Context) -> Md | None:
     """The verdict when a headline ratio's interval holds 1 or lies within the tie band."""
     h = ctx.results.get("headline") or {}
@@ -72,8 +105,12 @@ def noise_sentence(ctx: Context) -> Md | None:
             ).format(ratio(cost[0]), ratio(cost[1]))
         )
     if h.get("interval_note") and h.get("confidence") is not None:
-        parts.append(Md("The ratio carries no interval: {}.[^ci]").format(
-            escape_prose(h["interval_note"])))  # fmt: skip
+        lead = (
+            Md("The ratio's interval is one-sided")
+            if is_number(h.get("throughput_ratio_one_sided_ci"))
+            else Md("The ratio carries no interval")
+        )
+        parts.append(Md("{}: {}.[^ci]").format(lead, escape_prose(h["interval_note"])))
     return Md(" ").join(parts) if parts else None
 
 

@@ -1,0 +1,164 @@
+"""A headline ratio with exactly one bounded side gets a one-sided bound from the replicates,
+in the direction the bound allows; a ratio of two bounds gets none.
+
+Worked example over the benchmark's sweep (benchmarks/build.py's generator, seed 7, 10^6
+tokens, SYNTHETIC): at 20 tok/s per user every run of alpha is faster than the target, so its
+read is a lower bound (836.8 tok/s/gpu, its best run) and alpha / beta = 0.620 is a lower
+bound: "at most 38.0% fewer". Its one-sided 95% bound is the 5% quantile of the replicates'
+ratios, recomputed here with numpy from the replicates the build used; the cost ratio at the
+declared prices is then an upper bound, with the 95% quantile of its replicates.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from cmpc.analysis import intervals, uncertainty
+from cmpc.build.pipeline import build_spec
+from cmpc.compute.percentile import one_sided_bound
+from tests.loaded import script_module
+
+from .builds import SPECS, build
+
+REPO = Path(__file__).resolve().parents[2]
+TARGET = "latency.target=20 tok/s/user"
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The benchmark's seeded sweep, 10^6 tokens (SYNTHETIC)."""
+    root = tmp_path_factory.mktemp("bench")
+    script_module(REPO / "benchmarks" / "build.py").generate(root, 1_000_000)
+    return root / "vllm.cmp"
+
+
+def _build(spec: Path, out: Path, monkeypatch: pytest.MonkeyPatch, *sets: str) -> dict[str, Any]:
+    """Build with a cache of its own; the per-GPU replicate ratios the bound was taken from."""
+    seen: list[list[float]] = []
+    real = uncertainty.bound_ratio_interval
+
+    def spy(comparison, head, empty, ratios):  # type: ignore[no-untyped-def]
+        seen.append(list(ratios))
+        return real(comparison, head, empty, ratios)
+
+    monkeypatch.setattr(uncertainty, "bound_ratio_interval", spy)
+    monkeypatch.setattr(intervals, "bound_ratio_interval", spy)
+    monkeypatch.setenv("CMPC_CACHE_DIR", str(out.parent / f"{out.name}-cache"))
+    outcome = build_spec(str(spec), out_dir=str(out), sets=list(sets))
+    assert outcome.code == 0, outcome.diagnostics
+    rows = csv.DictReader(io.StringIO((out / "figures.csv").read_text()))
+    return {
+        "results": json.loads((out / "results.json").read_text()),
+        "report": (out / "report.md").read_text(),
+        "csv": {r["id"]: r for r in rows},
+        "ratios": seen[-1] if seen else None,
+    }
+
+
+def test_a_lower_bound_ratio_gets_the_5pc_quantile_of_its_replicates(
+    sweep: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built = _build(sweep, tmp_path / "out", monkeypatch, TARGET)
+    head = built["results"]["headline"]
+    assert head["bound"] == "lower" and head["throughput_ratio_ci"] is None
+    assert built["results"]["systems"]["alpha"]["at_target"]["bound"] == "lower"
+    assert built["results"]["systems"]["beta"]["at_target"]["bound"] is None
+    ratio, per_gpu = head["throughput_ratio"], head["per_gpu_throughput_ratio"]
+    assert round(ratio, 3) == 0.620
+    per_gpu_reps = np.asarray(built["ratios"], dtype=float)
+    assert per_gpu_reps.size == 2000
+    reps = ratio * per_gpu_reps / per_gpu
+    expected = float(np.quantile(np.where(np.isfinite(reps), reps, -np.inf), 1 - 0.95))
+    assert head["throughput_ratio_one_sided_ci"] == min(expected, ratio)
+    assert head["throughput_ratio_one_sided_ci"] <= ratio
+    # the cost ratio goes as the inverse: an upper bound, the 95% quantile of its replicates
+    cost = head["cost_ratio"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cost_reps = cost * per_gpu / per_gpu_reps
+    found = float(np.quantile(np.where(np.isfinite(cost_reps), cost_reps, np.inf), 0.95))
+    assert head["cost_ratio_one_sided_ci"] == max(found, cost) >= cost
+    assert head["cost_ratio_ci"] is None
+    low = head["throughput_ratio_one_sided_ci"]
+    assert (
+        f"at most 38.0% fewer (one-sided 95%: at most {(1 - low) * 100:.1f}% fewer)[^ci]"
+        in built["report"]
+    )
+    assert "The ratio's interval is one-sided:" in built["report"]
+    row = built["csv"]["headline.throughput_ratio_one_sided_low"]
+    assert float(row["value"]) == low
+    assert (
+        float(built["csv"]["headline.cost_ratio_one_sided_high"]["value"])
+        == (head["cost_ratio_one_sided_ci"])
+    )
+
+
+def test_a_warm_rebuild_with_another_price_gives_the_fresh_builds_bound(
+    sweep: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    price = "system.beta.price=2.40 USD/gpu/h"
+    _build(sweep, tmp_path / "cold", monkeypatch, TARGET)
+    monkeypatch.setenv("CMPC_CACHE_DIR", str(tmp_path / "cold-cache"))
+    outcome = build_spec(str(sweep), out_dir=str(tmp_path / "warm"), sets=[TARGET, price])
+    assert outcome.code == 0
+    fresh = _build(sweep, tmp_path / "fresh", monkeypatch, TARGET, price)
+    warm = json.loads((tmp_path / "warm" / "results.json").read_text())["headline"]
+    assert warm == fresh["results"]["headline"]
+    assert warm["cost_ratio_one_sided_ci"] is not None
+
+
+def test_an_upper_bound_ratio_on_the_synthetic_sweep(tmp_path: Path) -> None:
+    """Every run of beta (the baseline) beats a 10 s P90 e2el: alpha / beta is an upper bound,
+    its one-sided bound the 95% quantile, never below the ratio; the cost's the 5% one."""
+    sets = ("latency.metric=e2el", "latency.target=10 s")
+    results, report, _ = build(SPECS / "synthetic-sweep.cmp", tmp_path / "out", *sets)
+    head = results["headline"]
+    assert head["bound"] == "upper"
+    assert head["throughput_ratio_one_sided_ci"] >= head["throughput_ratio"]
+    assert head["cost_ratio_one_sided_ci"] <= head["cost_ratio"]
+    line = next(line for line in report.splitlines() if line.startswith("**alpha"))
+    assert "at least 28.5% fewer (one-sided 95%: at least " in line
+    assert "at least 11.8% higher (one-sided 95%: at least " in line
+
+
+def test_a_ratio_of_two_bounds_gets_no_one_sided_bound(tmp_path: Path) -> None:
+    """Below both frontiers both reads are lower bounds: no direction to bound."""
+    spec = SPECS / "llama70b-newcomer.cmp"
+    results, report, _ = build(spec, tmp_path / "out", "latency.target=5 tok/s/user")
+    head = results["headline"]
+    assert head["bound"] == "neither"
+    assert head["throughput_ratio_one_sided_ci"] is None and head["cost_ratio_one_sided_ci"] is None
+    assert "The ratio carries no interval:" in report and "one-sided 95%:" not in report
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_one_sided_bound_never_crosses_the_estimate(seed: int) -> None:
+    """Property, over seeded replicates with gaps (NaN: no read) and estimates on either side
+    of the replicates' quantiles: a lower bound is at most the estimate, an upper one at least
+    it, and each is numpy's linear quantile otherwise."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(10, 400))
+    reps = rng.lognormal(0.0, rng.uniform(0.01, 0.5), n)
+    reps[rng.random(n) < rng.uniform(0, 0.08)] = np.nan
+    for estimate in (
+        float(np.nanmin(reps)) * 0.9,
+        float(np.nanmedian(reps)),
+        3.0 * np.nanmax(reps),
+    ):
+        for side, fill, q in (("lower", -np.inf, 1 - 0.95), ("upper", np.inf, 0.95)):
+            found = one_sided_bound(reps.tolist(), estimate, 0.95, side)
+            with np.errstate(invalid="ignore"):
+                raw = float(np.quantile(np.where(np.isfinite(reps), reps, fill), q))
+            if not math.isfinite(raw):
+                assert found is None
+                continue
+            assert found is not None
+            assert (found <= estimate) if side == "lower" else (found >= estimate)
+            assert found == (min(raw, estimate) if side == "lower" else max(raw, estimate))
