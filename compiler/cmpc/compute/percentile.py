@@ -9,7 +9,9 @@ bit for bit those `interval` gives (tests/compute/test_percentile.py compares th
 from __future__ import annotations
 
 import binascii
+import itertools
 import math
+import operator
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Sequence
@@ -43,7 +45,10 @@ def one_sided_bound(
     if side not in ("lower", "upper") or not math.isfinite(estimate):
         return None
     missing = -math.inf if side == "lower" else math.inf
-    ranked = sorted(v if math.isfinite(v) else missing for v in replicates)
+    ranked = list(replicates)
+    if not all(map(math.isfinite, ranked)):  # checked and sorted in C: 2,000 replicates a call
+        ranked = [v if math.isfinite(v) else missing for v in ranked]
+    ranked.sort()
     if len(ranked) < 10:
         return None
     found = _linear(ranked, 1.0 - confidence if side == "lower" else confidence)
@@ -59,8 +64,11 @@ def _linear(values: list[float], q: float) -> float:
 
 def quotients(numerator: float, denominators: Iterable[float]) -> list[float]:
     """`numerator / denominators` as numpy divides (x / 0 is infinite or NaN, not an error)."""
+    given = denominators if isinstance(denominators, list) else list(denominators)
+    if 0.0 not in given:  # no x / 0: the divisions as one C loop (0.0 == -0.0, so both out)
+        return list(map(operator.truediv, itertools.repeat(numerator), given))
     out = []
-    for d in denominators:
+    for d in given:
         if d == 0:
             out.append(math.nan if numerator == 0 or math.isnan(numerator) else math.inf)
         else:
