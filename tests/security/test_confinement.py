@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from cmpc.report import precompiled
 
 from .helpers import REPO, copy_spec, run_cli
 
@@ -250,17 +253,26 @@ def test_a_build_opens_nothing_outside_and_runs_nothing(sweep, outside, audit, c
     assert not [c for c in compiled if isinstance(c, str | bytes) and b"cycler" in _b(c)]
 
 
-def test_a_successful_build_compiles_no_spec_text(sweep, audit, capsys):
+@pytest.mark.parametrize("templates", ["package", "folder"])
+def test_a_successful_build_compiles_no_spec_text(sweep, audit, capsys, templates):
     marker = "{{ lipsum.__globals__['os'].system('touch pwned') }}"
     text = sweep.read_text(encoding="utf-8").replace('comparison "', f'comparison "{marker} ', 1)
     sweep.write_text(text, encoding="utf-8")
+    more = ["--format", "html"]
+    if templates == "folder":  # rendered by jinja2, which compiles the folder's templates
+        folder = sweep.parent.parent / "templates"
+        shutil.copytree(REPO / "compiler" / "cmpc" / "report" / "templates", folder)
+        more += ["--template", str(folder)]
     with audit as events:
-        code, _, err = _build(capsys, sweep, "--format", "html")
+        code, _, err = _build(capsys, sweep, *more)
     assert code == 0, err
     assert not (sweep.parent / "pwned").exists() and not Path("pwned").exists()
     assert [e for e in events if e[0].startswith(("subprocess.", "os.system", "socket."))] == []
-    # the report's templates were compiled, or their kept code run (cmpc/report/__pycache__)
-    assert any(name in ("compile", "exec") for name, _ in events)
+    if templates == "folder":
+        # the folder's templates were compiled, or their kept code run (cmpc/report/__pycache__)
+        assert any(name in ("compile", "exec") for name, _ in events)
+    else:  # the package's run as shipped code (report/compiled_templates.py), nothing compiled
+        assert precompiled.is_current()
     for name, args in events:
         if name in ("compile", "exec") and isinstance(args[0], str | bytes):
             assert b"lipsum" not in _b(args[0])

@@ -10,19 +10,25 @@ from cmpc import lazy
 from cmpc.diagnostics import Diagnostic, error
 from cmpc.jsontypes import JsonObject
 from cmpc.report import figures as F
-from cmpc.report.environment import make_environment
+from cmpc.report import precompiled
+from cmpc.report import template_runtime as runtime
 from cmpc.report.model import View
 from cmpc.report.text import Md, number
 
 if TYPE_CHECKING:
     import traceback
 
+    import jinja2
+
+    from cmpc.report import environment, raster
     from cmpc.report import html as html_page
-    from cmpc.report import raster
 else:  # only `--format html`, `--png` and a failing template need them
     html_page = lazy.module("cmpc.report.html")
     raster = lazy.module("cmpc.report.raster")
     traceback = lazy.module("traceback")
+    # jinja2 renders `--template DIR`, an edited package template, what the runtime lacks
+    environment = lazy.module("cmpc.report.environment")
+    jinja2 = lazy.module("jinja2")
 
 REPORT_TEMPLATE = "report.md.j2"
 
@@ -147,10 +153,48 @@ def render_markdown(
     results: JsonObject, report: JsonObject, template_dir: str | None
 ) -> tuple[str | None, list[Diagnostic]]:
     """report.md from the package templates, or from `template_dir` first (sandboxed)."""
-    import jinja2
-    from jinja2.sandbox import SecurityError
+    compiled = None if template_dir is not None else precompiled.current_environment()
+    if compiled is not None:
+        try:
+            text = precompiled.render(compiled, REPORT_TEMPLATE, results=results, report=report)
+        except runtime.NotCovered:
+            pass  # jinja2 renders it, below
+        except Exception as exc:
+            return None, [_compiled_template_error(exc)]
+        else:
+            return _finish(text), []
+    return _render_with_jinja2(results, report, template_dir)
 
-    env = make_environment(template_dir)
+
+def _compiled_template_error(exc: Exception) -> Diagnostic:
+    """The diagnostic jinja2's rendering gives for the same failure."""
+    where = "cmpc/report/templates"
+    position = precompiled.error_position(exc.__traceback__)
+    at: JsonObject = {"file": where}
+    if position is not None:
+        at = {"file": _template_file(position[0], where), "record": f"line {position[1]}"}
+    if isinstance(exc, runtime.UndefinedError):
+        return error(
+            "E602",
+            f"template uses an undefined variable: {exc.message}",
+            **at,
+            help="see docs/templates.md for every variable",
+        )
+    if isinstance(exc, runtime.SecurityError):
+        return error(
+            "E603",
+            f"template tried an unsafe operation: {exc}",
+            **at,
+            help="templates run in a sandbox and cannot reach Python internals",
+        )
+    return error("E604", f"template failed: {type(exc).__name__}: {exc}", **at)
+
+
+def _render_with_jinja2(
+    results: JsonObject, report: JsonObject, template_dir: str | None
+) -> tuple[str | None, list[Diagnostic]]:
+    """report.md rendered by jinja2 itself, the reference."""
+    env = environment.make_environment(template_dir)
     where = template_dir or "cmpc/report/templates"
     try:
         template = env.get_template(REPORT_TEMPLATE)
@@ -182,7 +226,7 @@ def render_markdown(
                 help="see docs/templates.md for every variable",
             )
         ]
-    except SecurityError as exc:
+    except environment.SecurityError as exc:
         return None, [
             error(
                 "E603",
@@ -199,8 +243,11 @@ def render_markdown(
                 **_template_position(exc, where),
             )
         ]
-    text = _drop_unreferenced_footnotes(text).rstrip("\n") + "\n"
-    return text, []
+    return _finish(text), []
+
+
+def _finish(text: str) -> str:
+    return _drop_unreferenced_footnotes(text).rstrip("\n") + "\n"
 
 
 def _drop_unreferenced_footnotes(text: str) -> str:

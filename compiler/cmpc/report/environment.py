@@ -1,59 +1,33 @@
-"""The jinja2 environment of report templates: sandboxed, strict, Markdown-escaping by default."""
+"""The jinja2 environment of report templates: sandboxed, strict, Markdown-escaping by default.
+
+It is the reference: report/compiled_templates.py is its code for the package templates, which a
+build runs without jinja2 while they are current (report/precompiled.py); `--template DIR`, an
+edited package template or anything the precompiled runtime does not cover render here.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 import jinja2
 from jinja2.loaders import split_template_path
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
+from cmpc.report import precompiled, template_filters
 from cmpc.report import text as T
-
-
-def _finalize(value: object) -> str:
-    """Every `{{ ... }}` output: cmpc's Markdown passes, numbers are formatted, text escaped."""
-    if isinstance(value, T.Md):
-        return value
-    if value is None:
-        return T.DASH
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int | float):
-        return T.number(value)
-    return T.escape(value)
 
 
 @jinja2.pass_context
 def _footnote(context: jinja2.runtime.Context, key: str) -> T.Md:
     """A footnote mark `[^key]`; the key must be one the report defines."""
     notes = context["report"]["footnotes"]
-    if key not in notes:
-        raise jinja2.UndefinedError(f"no footnote `{key}`; defined: {', '.join(notes)}")
-    return T.Md("[^{}]").format(key)
-
-
-def _join(items: Iterable[object], separator: str = ", ") -> T.Md:
-    """`join` that keeps cmpc's Markdown and escapes everything else (jinja's `join` would
-    return plain text, which the output then escapes a second time)."""
-    sep = T.SPECIAL.sub(r"\\\1", " ".join(str(separator).splitlines()))
-    return T.Md(sep).join(items)
-
-
-FILTERS = {
-    "mdjoin": _join,
-    "pct": T.percent,
-    "num": T.number,
-    "ratio": T.ratio,
-    "usd": T.usd,
-    "gb": T.gigabytes,
-    "md": T.escape,
-    "code": T.code,
-    "link": T.link,
-}
+    mark = template_filters.footnote_mark(notes, key)
+    if mark is None:
+        raise jinja2.UndefinedError(template_filters.unknown_footnote(notes, key))
+    return mark
 
 
 class FolderLoader(jinja2.FileSystemLoader):
@@ -98,7 +72,8 @@ def make_environment(template_dir: str | None = None) -> ImmutableSandboxedEnvir
     loaders: list[jinja2.BaseLoader] = []
     if template_dir is not None:
         loaders.append(FolderLoader(template_dir))
-    loaders.append(jinja2.PackageLoader("cmpc.report", "templates"))
+    # the folder precompiled.py checks, so a test can point both at an edited copy
+    loaders.append(jinja2.FileSystemLoader(precompiled.PACKAGE_TEMPLATES))
     env = ImmutableSandboxedEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
         undefined=jinja2.StrictUndefined,
@@ -106,9 +81,9 @@ def make_environment(template_dir: str | None = None) -> ImmutableSandboxedEnvir
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,
-        finalize=_finalize,
+        finalize=template_filters.finalize,
         bytecode_cache=_bytecode_cache(),
     )
-    env.filters.update(FILTERS)
+    env.filters.update(template_filters.FILTERS)
     env.globals["fn"] = _footnote
     return env
