@@ -152,6 +152,8 @@ OFF_THE_WARM_PATH = (
     "ctypes",  # and swapped by cmpc._fastswap
     "csv",  # figures.csv's lines are written by report.figures.csv_line
     "base64",  # the stored replicate ratios are read back with binascii
+    "hashlib",  # small texts are hashed by cmpc.digests, without OpenSSL
+    "_hashlib",
 )
 
 
