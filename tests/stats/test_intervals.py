@@ -201,7 +201,7 @@ def test_a_lower_bound_is_numpys_quantile_bit_for_bit_without_numpy_ma():
                 ranked = np.where(np.isfinite(values), values, -np.inf)
                 with np.errstate(invalid="ignore"):
                     want = float(np.quantile(ranked, 1.0 - confidence, method="linear"))
-                got = one_sided_bound(values, confidence)
+                got = one_sided_bound(values.tolist(), confidence)
                 if math.isfinite(want):
                     assert got is not None and got.hex() == want.hex(), (n, missing, confidence)
                 else:
