@@ -1,7 +1,8 @@
 """The package templates as precompiled Python, used only while they match the files on disk.
 
 report/compiled_templates.py holds jinja2's own code for every file of report/templates/, with
-the SHA-256 of each (and of report/environment.py, whose options shape the code);
+the SHA-256 of each (and of report/environment.py, text.py and template_filters.py, whose
+options and filters' pass_* marks shape the code);
 `current_environment()` hands out its environment only when the folder still holds exactly
 those files, so an edited template is rendered by jinja2 (the reference), never stale.
 Regenerate with `python scripts/compile_templates.py`.
