@@ -146,8 +146,7 @@ def module_text(env, sources: dict[str, str], filename, digests: dict[str, str])
     # the code also follows the environment's options (trim_blocks, finalize, ...), the pass_*
     # marks of cmpc's finalizer and filters (text.py, template_filters.py) and, when jinja2
     # folded constants through them, their results
-    shaped_by = ("environment.py", "text.py", "template_filters.py")
-    modules = precompiled.source_digests(shaped_by)
+    modules = precompiled.source_digests(precompiled.SHAPED_BY)
     head = [
         f"from cmpc.report.template_runtime import {', '.join(sorted(imports))}",
         "",

@@ -413,3 +413,17 @@ def test_an_edited_environment_makes_the_module_stale(tmp_path, monkeypatch):
     options = package / "environment.py"
     options.write_text(options.read_text().replace("trim_blocks=True", "trim_blocks=False"))
     assert not precompiled.is_current() and precompiled.current_environment() is None
+
+
+def test_jinja2s_cached_code_is_not_reused_once_the_filters_module_changes(tmp_path, monkeypatch):
+    """jinja2's bytecode cache checks a template's source only; a pass_* mark added to a filter
+    changes the code, so the modules that shape it name the cache entries."""
+    package = tmp_path / "report"
+    shutil.copytree(precompiled.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(precompiled, "PACKAGE", str(package))
+    before = environment.make_environment().bytecode_cache
+    assert before is not None
+    filters = package / "template_filters.py"
+    filters.write_text(filters.read_text() + "\n# edited\n")
+    after = environment.make_environment().bytecode_cache
+    assert after is not None and after.pattern != before.pattern

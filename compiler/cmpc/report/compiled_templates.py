@@ -25,7 +25,7 @@ DIGESTS = {
     'uncertainty.md.j2': '662df32dc03dcdd54125f16014d279663505de0d5c85acbd10768b0eb8edf309',
 }
 MODULES = {
-    'environment.py': 'a6822c6e7daa2a762d4ac9f5f066aa3e9653e4d361d3858b6349ff0aa70f93e9',
+    'environment.py': '5df8292948db4a7ee128eb05fdfa6806e48cd13e2629f2e41b04c02f2787ec75',
     'text.py': '5486e11035dba363fb41a41bed3b08fc7fcd92c8cb256fcb0039e5612161e01c',
     'template_filters.py': 'cebc7b17034cfce660af351439df0d274db334b01531530572e933374a7ae5f8',
 }

@@ -20,6 +20,8 @@ from cmpc.report import template_runtime as runtime
 
 PACKAGE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE_TEMPLATES = os.path.join(PACKAGE, "templates")
+# the modules under report/ whose options and filters' pass_* marks shape jinja2's code
+SHAPED_BY = ("environment.py", "text.py", "template_filters.py")
 
 
 def template_digests(folder: str) -> dict[str, str]:
