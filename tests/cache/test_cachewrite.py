@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 
@@ -123,3 +125,24 @@ def test_the_queue_holds_at_most_pending_writes(tmp_path):
         go.set()
         producer.join(30)
         assert not producer.is_alive()
+
+
+def test_a_ctrl_c_while_waiting_for_the_writer_ends_the_process(tmp_path):
+    """Shutdown does not wait on a stalled write after the join was interrupted (Python 3.13
+    did, so a further Ctrl-C printed threading._shutdown's traceback; 3.11 never waits)."""
+    script = (
+        "import os, signal, sys, threading, time\n"
+        "from pathlib import Path\n"
+        "from cmpc.ingest import cachewrite\n"
+        "from cmpc.ingest.cache import Cache\n"
+        "cache = Cache(Path(sys.argv[1]))\n"
+        "cache.prepare()\n"
+        "ctrl_c = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))\n"
+        "ctrl_c.daemon = True\n"
+        "ctrl_c.start()\n"
+        "with cachewrite.behind(cache) as writing:\n"
+        "    writing.put_job(lambda: time.sleep(60))  # a stalled disk\n"
+    )
+    command = [sys.executable, "-c", script, str(tmp_path / "c")]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=20)
+    assert run.returncode != 0 and "KeyboardInterrupt" in run.stderr

@@ -24,7 +24,7 @@ from pathlib import Path
 from cmpc.ingest.cache import Cache
 
 _Job = Callable[[], None]
-PENDING = 64  # jobs queued at most (an entry is at most the record-size limit)
+PENDING = 16  # jobs queued at most (an entry may be up to the record-size limit, 64 MiB)
 
 
 class _Behind(Cache):
@@ -72,7 +72,9 @@ class _Behind(Cache):
 def behind(cache: Cache) -> Iterator[Cache]:
     """`cache`, its writes made by a thread that has finished them all when the block ends."""
     writing = _Behind(cache, _holds_files(cache.root / "hashes"))
-    thread = threading.Thread(target=_work, args=(writing,), name="cmpc-cache-writes")
+    # a daemon: `behind` joins it, but a Ctrl-C during that join ends the process, not a
+    # shutdown waiting on the writes (Python 3.13 waits; a write cut short costs only speed)
+    thread = threading.Thread(target=_work, args=(writing,), name="cmpc-cache-writes", daemon=True)
     try:
         thread.start()
         started = True
