@@ -1,4 +1,4 @@
-"""The optional C scanner and bootstrap counter, the grammar copied into the package."""
+"""The optional C scanner, bootstrap counter and path exchange; the grammar copied in."""
 
 import shutil
 from pathlib import Path
@@ -23,5 +23,6 @@ setup(
     ext_modules=[
         Extension("cmpc._fastscan", ["compiler/cmpc/_fastscan.c"], optional=True),
         Extension("cmpc._fastdraw", ["compiler/cmpc/_fastdraw.c"], optional=True),
+        Extension("cmpc._fastswap", ["compiler/cmpc/_fastswap.c"], optional=True),
     ],
 )

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.loaded import modules_loaded
@@ -67,3 +70,33 @@ def test_a_cold_build_reading_a_lower_bound_with_intervals_imports_neither_ma_no
     assert "cmpc.ingest.resample" in modules and "cmpc.compute.intervals" in modules
     assert "lower bound" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert sorted(m for m in ("numpy.ma", "numpy.random") if m in modules) == []
+
+
+GC_PROBE = """
+import gc, json, sys
+during = []
+
+def seen(phase, info):
+    pipeline = sys.modules.get("cmpc.build.pipeline")
+    if phase == "start" and pipeline is not None and not hasattr(pipeline, "build_spec"):
+        during.append(info["generation"])  # a collection while the build's modules load
+
+gc.callbacks.append(seen)
+from cmpc.cli import main
+code = main(sys.argv[1:])
+print(json.dumps([code, during, gc.isenabled()]))
+"""
+
+
+def test_the_builds_imports_run_without_garbage_collection(tmp_path):
+    """What the imports make lives to the end: collecting then only costs time (about 3 ms)."""
+    spec = _sweep(tmp_path)
+    args = ["build", str(spec), "-o", str(tmp_path / "out"), "--quiet", "--no-cache"]
+    run = subprocess.run(
+        [sys.executable, "-c", GC_PROBE, *args], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert run.returncode == 0, run.stderr
+    code, during, enabled = json.loads(run.stdout.strip().splitlines()[-1])
+    assert code == 0
+    assert during == []
+    assert enabled  # and collection is back on for the build itself

@@ -91,3 +91,44 @@ def test_plain_check_arguments_are_read_as_argparse_reads_them(argv, capsys):
     simple = all(not w.startswith("-") or w == "-" or w.split("=")[0] == "--format" for w in argv)
     if simple and "--format=" not in argv and "--format=x" not in argv and "--" not in argv:
         assert plain is not None, "a plain check line should not need argparse"
+
+
+def _build_lines() -> list[list[str]]:
+    """`cmpc build` argument lists, plain and not: a SPEC among up to three of these words."""
+    words = ["-o", "out", "--output=o d", "--quiet", "--quiet=1", "--no-cache", "--png"]
+    words += ["--set", "cost.utilization=40%", "--set=system.a.price=1 USD/gpu/h", "--unset"]
+    words += ["--format", "html", "--format=pdf", "--diagnostics=json", "--require", "-x"]
+    words += ["--qui", "-oout", "--export", "--sketch=0.01", "-h", "--", "b.cmp", "", "-"]
+    lines = [["build"], ["build", "a.cmp"]]
+    for first in words:
+        lines += [["build", first, "a.cmp"], ["build", "a.cmp", first]]
+        for second in words:
+            lines.append(["build", "a.cmp", first, second])
+            lines += [["build", first, "a.cmp", second, third] for third in words[:8]]
+    return lines
+
+
+@pytest.mark.parametrize("argv", _build_lines(), ids=" ".join)
+def test_plain_build_arguments_are_read_as_argparse_reads_them(argv, capsys):
+    plain = cli._plain_build(argv)
+    try:
+        parsed = vars(cli.build_parser().parse_args(argv))
+    except SystemExit:  # help or an error: argparse's own, so nothing is read without it
+        assert plain is None
+        return
+    assert plain is None or vars(plain) == parsed
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["build", "a.cmp"],
+        ["build", "a.cmp", "-o", "out", "--quiet", "--set", "system.b.price=2.40 USD/gpu/h"],
+        ["build", "--no-cache", "a.cmp", "--set=cost.utilization=40%", "--unset", "fleet"],
+        ["build", "a.cmp", "--format", "html", "--diagnostics", "json", "--require", "x > 1"],
+    ],
+)
+def test_a_plain_build_line_needs_no_argparse(argv):
+    plain = cli._plain_build(argv)
+    assert plain is not None
+    assert vars(plain) == vars(cli.build_parser().parse_args(argv))

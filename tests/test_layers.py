@@ -37,10 +37,11 @@ ALLOWED: dict[str, set[str]] = {
 }
 BASE_MODULES = {"cmpc", "source", "diagnostics", "outcome", "limits", "codes", "files"}
 BASE_MODULES |= {"safe_text", "safefs", "jsontypes", "_fastscan", "_fastdraw", "callable_package"}
-BASE_MODULES |= {"_classcache", "lazy"}
+BASE_MODULES |= {"_classcache", "lazy", "digests", "_fastswap"}
 # Imports inside functions are for the CLI's start-up (a verb loads only what it runs).
 LAZY_ALLOWED = {"cmpc.cli"}
-OPTIONAL = {"cmpc._fastscan", "cmpc._fastdraw"}  # optional C modules: absent without a compiler
+# optional C modules: absent without a compiler
+OPTIONAL = {"cmpc._fastscan", "cmpc._fastdraw", "cmpc._fastswap"}
 
 
 def _modules() -> dict[str, Path]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -19,7 +20,8 @@ import pytest
 from cmpc.analysis import stage
 from cmpc.build.pipeline import build_spec
 from cmpc.ingest import cache as ingest_cache
-from cmpc.ingest.cachestage import FOLDER
+from cmpc.ingest import cachefs
+from cmpc.ingest.cachestage import ENTRIES, FOLDER
 from tests.loaded import modules_loaded
 
 REPO = Path(__file__).resolve().parents[2]
@@ -125,7 +127,8 @@ def _loaded(spec: Path, *args: str, settled: bool = True) -> set[str]:
 
 
 # What a warm hit never runs: the trace readers and the reduction's metrics, pooling, resampling
-# and sketches (only a cache miss reads a file), and the analysis steps the stage recalls.
+# and sketches (only a cache miss reads a file), the analysis steps the stage recalls, and the
+# standard library only other paths use.
 OFF_THE_WARM_PATH = (
     "numpy",
     "cmpc.traces",
@@ -139,6 +142,18 @@ OFF_THE_WARM_PATH = (
     "cmpc.analysis.run_facts",
     "cmpc.analysis.slo_capacity",  # the sweep states no SLO
     "cmpc.compute.capacity",  # nor a capacity block
+    "argparse",  # a plain build line is read without it (and gettext, locale)
+    "gettext",
+    "importlib.resources",  # the code fingerprints list the package's folder
+    "zipfile",
+    "secrets",  # the cache's temporary names are os.urandom's
+    "datetime",  # the sweep's runs and prices state no date
+    "shutil",  # the replaced outputs are removed by safefs.remove_tree
+    "ctypes",  # and swapped by cmpc._fastswap
+    "csv",  # figures.csv's lines are written by report.figures.csv_line
+    "base64",  # the stored replicate ratios are read back with binascii
+    "hashlib",  # small texts are hashed by cmpc.digests, without OpenSSL
+    "_hashlib",
 )
 
 
@@ -156,6 +171,11 @@ def test_a_warm_rebuild_imports_nothing_that_only_a_miss_or_the_analysis_uses(
     assert sorted(m for m in OFF_THE_WARM_PATH if m in warm) == []
 
 
+def _blake2b(body: bytes) -> str:
+    """The stage's checksum (docs/architecture.md), computed here."""
+    return hashlib.blake2b(body, digest_size=32).hexdigest()
+
+
 def _stage_files(cache: Path) -> list[Path]:
     return sorted((cache / FOLDER).glob("*.json"))
 
@@ -170,7 +190,7 @@ def _damaged(text: bytes) -> list[bytes]:
 
     def rehashed(new_steps: dict) -> bytes:
         new_body = json.dumps(new_steps).encode()
-        new_head = dict(header, sha256=hashlib.sha256(new_body).hexdigest())
+        new_head = dict(header, blake2b=_blake2b(new_body))
         return json.dumps(new_head).encode() + b"\n" + new_body
 
     return [
@@ -184,7 +204,16 @@ def _damaged(text: bytes) -> list[bytes]:
     ]
 
 
-def test_a_damaged_or_foreign_stage_is_a_miss_never_a_crash(sweep, tmp_path, monkeypatch):
+@pytest.fixture(params=["settled", "just written"])
+def memos(request, monkeypatch) -> str:
+    """Run files whose SHA-256 the stat memo remembers (a kept sweep's: the stage is found before
+    any entry is read), or files too new to be remembered (found once the entries are read)."""
+    if request.param == "settled":
+        monkeypatch.setattr(ingest_cache, "RACY_SECONDS", -10.0)
+    return request.param
+
+
+def test_a_damaged_or_foreign_stage_is_a_miss_never_a_crash(sweep, tmp_path, monkeypatch, memos):
     monkeypatch.chdir(sweep.parent)
     cache = tmp_path / "cache"
     price = "system.beta.price=2.10 USD/gpu/h"
@@ -233,9 +262,90 @@ def test_a_stage_step_that_breaks_the_build_is_retried_without_the_stage(
         if isinstance(value, dict) and "per_gpu" in value:  # a system's read
             steps[key] = json.dumps(dict(value, per_gpu="not a number"))
     new_body = json.dumps(steps).encode()
-    header = dict(json.loads(head), sha256=hashlib.sha256(new_body).hexdigest())
+    header = dict(json.loads(head), blake2b=_blake2b(new_body))
     stored.write_bytes(json.dumps(header).encode() + b"\n" + new_body)
     assert _build(sweep, tmp_path / "warm", cache, price) == fresh
+
+
+def _entry_reads(monkeypatch) -> list[str]:
+    """The cache entries a build opens from now on (`cachefs.read` in an `entries/` folder)."""
+    opened: list[str] = []
+    real = cachefs.read
+
+    def read(dir_fd: int, name: str, limit: int) -> bytes:
+        folder = Path(os.readlink(f"/proc/self/fd/{dir_fd}"))
+        if folder.parent.name == "entries":
+            opened.append(name)
+        return real(dir_fd, name, limit)
+
+    monkeypatch.setattr(cachefs, "read", read)
+    return opened
+
+
+def test_a_stage_hit_opens_no_cache_entry(sweep, tmp_path, monkeypatch):
+    """The stage is keyed by the entries' keys (SHA-256 from the stat memo): a warm `--set` of
+    a price reads the stage, not the 8 entries it summarizes; a stage miss reads them all."""
+    monkeypatch.chdir(sweep.parent)
+    monkeypatch.setattr(ingest_cache, "RACY_SECONDS", -10.0)  # the files count as settled
+    cache = tmp_path / "cache"
+    price = "system.beta.price=2.10 USD/gpu/h"
+    _build(sweep, tmp_path / "cold", cache)
+    fresh = _build(sweep, tmp_path / "fresh", tmp_path / "fresh-cache", price)
+    with monkeypatch.context() as m:
+        opened = _entry_reads(m)
+        warm = _build(sweep, tmp_path / "warm", cache, price)
+    assert warm == fresh
+    assert opened == []
+    shutil.rmtree(cache / FOLDER)
+    with monkeypatch.context() as m:
+        opened = _entry_reads(m)
+        assert _build(sweep, tmp_path / "unstaged", cache, price) == fresh
+    assert len(opened) == len(list((cache / "entries").rglob("*.json"))) == 8
+
+
+def test_a_step_the_stage_lacks_reads_its_entries_and_a_lost_entry_its_runs(
+    sweep, tmp_path, monkeypatch
+):
+    """A stage that states the entries but not every step: the analysis opens the entries then
+    (checked against the stage's summary); entries gone, it reads the run files again."""
+    monkeypatch.chdir(sweep.parent)
+    monkeypatch.setattr(ingest_cache, "RACY_SECONDS", -10.0)
+    cache = tmp_path / "cache"
+    price = "system.beta.price=2.10 USD/gpu/h"
+    _build(sweep, tmp_path / "cold", cache)
+    fresh = _build(sweep, tmp_path / "fresh", tmp_path / "fresh-cache", price)
+    (stored,) = _stage_files(cache)
+    head, _, body = stored.read_bytes().partition(b"\n")
+    only_entries = json.dumps({ENTRIES: json.loads(body)[ENTRIES]}).encode()
+    header = dict(json.loads(head), blake2b=_blake2b(only_entries))
+    partial = json.dumps(header).encode() + b"\n" + only_entries
+    stored.write_bytes(partial)
+    with monkeypatch.context() as m:
+        opened = _entry_reads(m)
+        assert _build(sweep, tmp_path / "partial", cache, price) == fresh
+    assert opened  # the steps were computed from the entries' points
+    stored.write_bytes(partial)
+    shutil.rmtree(cache / "entries")
+    assert _build(sweep, tmp_path / "lost", cache, price) == fresh
+
+
+def test_a_stage_that_misstates_an_entry_is_not_used(sweep, tmp_path, monkeypatch, memos):
+    """A stage whose summary of an entry differs from the entry (runs kept): once the entries
+    are read the stage is a miss; when it is found first, the figures are its own, but the
+    first entry a step opens must agree with it, else the build starts again without it."""
+    monkeypatch.chdir(sweep.parent)
+    cache = tmp_path / "cache"
+    _build(sweep, tmp_path / "cold", cache)
+    fresh = _build(sweep, tmp_path / "fresh", tmp_path / "fresh-cache")
+    (stored,) = _stage_files(cache)
+    head, _, body = stored.read_bytes().partition(b"\n")
+    entries = json.loads(json.loads(body)[ENTRIES])
+    for summary in entries.values():
+        summary["runs"] += 1
+    new_body = json.dumps({ENTRIES: json.dumps(entries)}).encode()  # every other step dropped
+    header = dict(json.loads(head), blake2b=_blake2b(new_body))
+    stored.write_bytes(json.dumps(header).encode() + b"\n" + new_body)
+    assert _build(sweep, tmp_path / "warm", cache) == fresh
 
 
 def _steps(spec: Path, *sets: str) -> dict[str, str]:

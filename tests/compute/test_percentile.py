@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import base64
 import math
+import random
+from array import array
 
 import numpy as np
 import pytest
 
 from cmpc.compute.intervals import interval
 from cmpc.compute.percentile import (
+    one_sided_bound,
     pack,
     percentile_interval,
     quotient_interval,
@@ -81,3 +85,75 @@ def test_packed_floats_read_back_exactly():
     assert math.isnan(unpack(pack([math.nan]))[0])
     with pytest.raises(ValueError):
         unpack(pack([1.0])[:-4] + "AA==")  # not whole float64s
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 7, 100])
+def test_packed_floats_are_base64_as_the_base64_module_writes_it(size):
+    values = [random.Random(size).uniform(-1e6, 1e6) for _ in range(size)]
+    packed = pack(values)
+    assert packed == base64.b64encode(array("d", values).tobytes()).decode("ascii")
+    assert unpack(packed) == values
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("AAAAAAAA8D8=x", ValueError),  # base64.b64decode(validate=True) refuses these too
+        ("AAAA AAAA8D8=", ValueError),
+        ("AAAAAAAA8D8", ValueError),  # bad padding
+        ("µAAAAAAA8D8=", ValueError),  # not ASCII
+        (7, TypeError),  # a hostile stage's step may hold any JSON value
+        (None, TypeError),
+    ],
+)
+def test_unpack_refuses_what_b64decode_with_validate_refuses(text, error):
+    if isinstance(text, str):
+        with pytest.raises(ValueError):
+            base64.b64decode(text, validate=True)
+    with pytest.raises(error):
+        unpack(text)
+
+
+def _quotients_by_definition(numerator: float, denominators: list[float]) -> list[float]:
+    """Each quotient as quotients() defines it: x / 0 infinite (+inf whatever the signs), 0 / 0
+    and NaN / 0 NaN, else the float division."""
+    out = []
+    for d in denominators:
+        if d == 0:
+            out.append(math.nan if numerator == 0 or math.isnan(numerator) else math.inf)
+        else:
+            out.append(numerator / d)
+    return out
+
+
+@pytest.mark.parametrize("numerator", [1.6, -2.0, 0.0, math.nan, math.inf])
+@pytest.mark.parametrize(
+    "denominators",
+    [[0.5, 2.0, 3.0], [0.0, 1.0], [-0.0, 2.0], [math.nan, 1.0], [math.inf, -math.inf, 4.0], []],
+)
+def test_quotients_divide_as_defined_with_or_without_a_zero(numerator, denominators):
+    found = quotients(numerator, denominators)
+    expected = _quotients_by_definition(numerator, denominators)
+    assert [repr(v) for v in found] == [repr(v) for v in expected]
+    assert [repr(v) for v in quotients(numerator, iter(denominators))] == [repr(v) for v in found]
+
+
+@pytest.mark.parametrize("side", ["lower", "upper"])
+@pytest.mark.parametrize("holes", [0, 1, 30, 300])
+def test_a_one_sided_bound_ranks_replicates_without_a_value_at_the_far_end(side, holes):
+    """Non-finite replicates count below (lower) or above (upper) every value: the bound is
+    numpy's quantile of the replicates with them replaced so."""
+    rng = random.Random(holes)
+    values = [rng.uniform(0.5, 2.0) for _ in range(2000)]
+    for i in rng.sample(range(2000), holes):
+        values[i] = rng.choice([math.nan, math.inf, -math.inf])
+    far = -math.inf if side == "lower" else math.inf
+    ranked = np.sort([v if math.isfinite(v) else far for v in values])
+    q = 0.05 if side == "lower" else 0.95
+    with np.errstate(invalid="ignore"):  # inf - inf between two replicates without a value
+        expected = float(np.quantile(ranked, q))
+    found = one_sided_bound(iter(values), 1.25, 0.95, side)
+    if not math.isfinite(expected):
+        assert found is None
+    else:
+        assert found == (min(expected, 1.25) if side == "lower" else max(expected, 1.25))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
+import random
 import re
 from xml.etree import ElementTree
 
@@ -359,3 +362,21 @@ def test_any_finite_data_draws_well_formed_svg_inside_the_view_box(points, targe
     text = svg.render(chart)
     _inside(_parse(text))
     assert text == svg.render(chart)
+
+
+def _csv_module_line(cells: list[str]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(cells)
+    return out.getvalue()
+
+
+def test_figures_csv_lines_are_the_csv_modules_lines():
+    """Seeded rows of cells made of what a CSV writer treats specially, and of plain text."""
+    pieces = ["", "a", "1.5", ",", '"', "\n", "\r", "\r\n", " ", "'", "=x", "µ", "\u202e", "\t"]
+    rng = random.Random(19)
+    rows = [[""], ["", ""], ['"'], [","], ["\n"], ["a", ""], [], ["\r"]]
+    for _ in range(5000):
+        width = rng.randint(1, 7)
+        rows.append(["".join(rng.choices(pieces, k=rng.randint(0, 4))) for _ in range(width)])
+    for row in rows:
+        assert figures.csv_line(row) == _csv_module_line(row), row

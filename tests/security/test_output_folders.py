@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from cmpc import _fastswap  # built by setup.py, as CI installs it
+from cmpc.build import outputs
+from cmpc.safefs import remove_tree, why_not_replaceable
+
 from .helpers import REPO, copy_spec, run_cli
 
 SWEEP = REPO / "specs" / "synthetic-sweep.cmp"
@@ -156,3 +160,74 @@ def test_files_the_earlier_build_wrote_are_replaced(spec, tmp_path, capsys):
     (out / "figures" / "old.svg").write_text("<svg/>\n")
     assert _build(capsys, spec, str(out))[0] == 0
     assert not (out / "figures" / "old.svg").exists()
+
+
+@pytest.mark.parametrize(
+    ("kept", "held"),
+    [
+        ("out", True),  # the folder itself (a template folder named as the output)
+        ("out/spec.cmp", True),
+        ("out/data/deep/run.json", True),
+        ("out2/spec.cmp", False),  # a sibling whose name begins with the folder's
+        ("spec.cmp", False),
+    ],
+)
+def test_a_folder_holds_an_input_exactly_when_the_input_is_at_or_below_it(tmp_path, kept, held):
+    reason = why_not_replaceable(tmp_path / "out", [tmp_path / kept])
+    assert (reason is not None and "an input of this build" in reason) is held
+
+
+def test_remove_tree_removes_a_folder_and_never_follows_a_link(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine\n")
+    tree = tmp_path / "old-outputs"
+    (tree / "figures" / "deep").mkdir(parents=True)
+    (tree / "report.md").write_text("# old\n")
+    (tree / "figures" / "a.svg").write_text("<svg/>")
+    (tree / "figures" / "deep" / "b.svg").write_text("<svg/>")
+    (tree / "figures" / "link").symlink_to(outside)  # a link to a folder: removed, not entered
+    (tree / "file-link").symlink_to(outside / "keep.txt")
+    remove_tree(tree)
+    assert not tree.exists()
+    assert (outside / "keep.txt").read_text() == "mine\n"
+
+
+def test_remove_tree_leaves_a_link_or_a_file_in_place(tmp_path):
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "x").write_text("x")
+    (tmp_path / "link").symlink_to(target)
+    (tmp_path / "file").write_text("f")
+    for name in ("link", "file", "missing"):
+        remove_tree(tmp_path / name)  # as shutil.rmtree(..., ignore_errors=True): nothing
+    assert (target / "x").read_text() == "x"
+    assert (tmp_path / "link").is_symlink() and (tmp_path / "file").is_file()
+
+
+def _two_folders(root: Path) -> tuple[Path, Path]:
+    a, b = root / "a", root / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "which").write_text("a")
+    (b / "which").write_text("b")
+    return a, b
+
+
+def test_the_c_exchange_swaps_two_folders_in_one_step(tmp_path):
+    a, b = _two_folders(tmp_path)
+    assert _fastswap.exchange(a, b) is True
+    assert (a / "which").read_text() == "b" and (b / "which").read_text() == "a"
+    assert _fastswap.exchange(str(a), os.fsencode(b)) is True  # str and bytes paths too
+    assert (a / "which").read_text() == "a"
+    assert _fastswap.exchange(a, tmp_path / "missing") is False
+    assert (a / "which").read_text() == "a"
+
+
+@pytest.mark.parametrize("c_module", [True, False])
+def test_outputs_are_exchanged_with_or_without_the_c_module(tmp_path, monkeypatch, c_module):
+    if not c_module:
+        monkeypatch.setattr(outputs, "_fastswap", None)  # the ctypes way
+    a, b = _two_folders(tmp_path)
+    assert outputs._exchange(a, b) is True
+    assert (a / "which").read_text() == "b" and (b / "which").read_text() == "a"

@@ -23,7 +23,9 @@ import pytest
 
 from cmpc.analysis import intervals, uncertainty
 from cmpc.build.pipeline import build_spec
+from cmpc.compile import compile_spec
 from cmpc.compute.percentile import one_sided_bound
+from cmpc.files import read_source
 from tests.loaded import script_module
 
 from .builds import SPECS, build
@@ -44,13 +46,18 @@ def _build(spec: Path, out: Path, monkeypatch: pytest.MonkeyPatch, *sets: str) -
     """Build with a cache of its own; the per-GPU replicate ratios the bound was taken from."""
     seen: list[list[float]] = []
     real = uncertainty.bound_ratio_interval
+    real_cost = uncertainty.bound_cost_interval  # the headline's, its price-free part staged
 
     def spy(comparison, head, empty, ratios):  # type: ignore[no-untyped-def]
         seen.append(list(ratios))
         return real(comparison, head, empty, ratios)
 
+    def spy_cost(comparison, head, price_free, ratios):  # type: ignore[no-untyped-def]
+        seen.append(list(ratios))
+        return real_cost(comparison, head, price_free, ratios)
+
     monkeypatch.setattr(uncertainty, "bound_ratio_interval", spy)
-    monkeypatch.setattr(intervals, "bound_ratio_interval", spy)
+    monkeypatch.setattr(intervals, "bound_cost_interval", spy_cost)
     monkeypatch.setenv("CMPC_CACHE_DIR", str(out.parent / f"{out.name}-cache"))
     outcome = build_spec(str(spec), out_dir=str(out), sets=list(sets))
     assert outcome.code == 0, outcome.diagnostics
@@ -112,6 +119,39 @@ def test_a_warm_rebuild_with_another_price_gives_the_fresh_builds_bound(
     warm = json.loads((tmp_path / "warm" / "results.json").read_text())["headline"]
     assert warm == fresh["results"]["headline"]
     assert warm["cost_ratio_one_sided_ci"] is not None
+
+
+@pytest.mark.parametrize("side", ["lower", "upper"])
+@pytest.mark.parametrize("cost", [None, 1.3])
+@pytest.mark.parametrize("holes", [0, 40, 1995])
+def test_the_cost_bound_from_a_staged_price_free_part_is_the_full_computation(side, cost, holes):
+    """bound_cost_interval takes the throughput's bound from the price-free part and ranks
+    only the cost's: the same dict as bound_ratio_interval on the same head and ratios."""
+    source, _ = read_source(str(SPECS / "synthetic-sweep.cmp"))
+    assert source is not None
+    comparison = compile_spec(source, []).comparison
+    assert comparison is not None
+    rng = np.random.default_rng(holes)
+    ratios = rng.uniform(0.5, 1.5, 2000)
+    ratios[rng.choice(2000, holes, replace=False)] = np.nan
+    head: Any = {
+        "system": "alpha",
+        "baseline": "beta",
+        "bound": side,
+        "throughput_ratio": 0.9,
+        "per_gpu_throughput_ratio": 1.1,
+        "cost_ratio": cost,
+    }
+    empty: Any = {key: None for key in ("throughput_ratio_ci", "cost_ratio_ci")}
+    empty |= {"throughput_ratio_one_sided_ci": None, "cost_ratio_one_sided_ci": None}
+    empty |= {"confidence": 0.95, "within_noise": None, "cost_within_noise": None}
+    empty |= {"interval_note": None, "interval_basis": None, "interval_assumption": None}
+    listed = ratios.tolist()
+    price_free = uncertainty.bound_ratio_interval(
+        comparison, {**head, "cost_ratio": None}, empty, listed
+    )
+    full = uncertainty.bound_ratio_interval(comparison, head, price_free, listed)
+    assert uncertainty.bound_cost_interval(comparison, head, price_free, listed) == full
 
 
 def test_an_upper_bound_ratio_on_the_synthetic_sweep(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from cmpc.analysis.stage import recall, same
 from cmpc.analysis.uncertainty import (
     Reads,
     as_list,
-    bound_ratio_interval,
+    bound_cost_interval,
     ci,
     headline_uncertainty,
     read_replicates,
@@ -125,7 +125,7 @@ def _headline(
     cost, ratios = head["cost_ratio"], free["ratios"]
     if head["bound"] is not None:
         if cost is not None and ratios is not None:
-            return bound_ratio_interval(comparison, head, found, unpack(ratios))
+            return bound_cost_interval(comparison, head, found, unpack(ratios))
         return found
     if cost is not None and ratios is not None:
         per_gpu = head["per_gpu_throughput_ratio"]

@@ -7,11 +7,18 @@ inputs of those reads, so each is computed once per process and copied out after
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from cmpc import lazy
+
+if TYPE_CHECKING:
+    import hashlib
+else:  # OpenSSL (3 ms to load): only a read computed from the replicates is hashed
+    hashlib = lazy.module("hashlib")
 
 LIMIT = 64  # reads kept per process (a read is one float per replicate: 2000 -> 16 kB)
 _READS: OrderedDict[str, np.ndarray] = OrderedDict()

@@ -13,13 +13,13 @@ cost caps) reads the runs as before, so the stage changes how fast, never what, 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from cmpc.diagnostics import Diagnostic, Severity
+from cmpc.digests import sha256
 from cmpc.ir import model as ir
 from cmpc.jsontypes import JsonObject
 
@@ -54,7 +54,7 @@ def canonical(doc: object) -> bytes:
 
 def price_free_digest(comparison: ir.Comparison) -> str:
     """SHA-256 of the IR without its price-dependent fields."""
-    return hashlib.sha256(canonical(price_free(comparison.to_json()))).hexdigest()
+    return sha256(canonical(price_free(comparison.to_json()))).hexdigest()
 
 
 @dataclass
@@ -72,7 +72,7 @@ class Memo:
         if found is None or found[0] is not comparison:
             found = (comparison, price_free_digest(comparison))
             self._digests[id(comparison)] = found
-        digest = hashlib.sha256(f"{step}\0{found[1]}\0".encode() + canonical(extra))
+        digest = sha256(f"{step}\0{found[1]}\0".encode() + canonical(extra))
         return digest.hexdigest()
 
 
@@ -147,7 +147,7 @@ def recall_exact(
     if not _ACTIVE or not _ACTIVE[-1].stored:
         return compute()
     memo = _ACTIVE[-1]
-    key = hashlib.sha256(f"{step}\0".encode() + canonical(inputs)).hexdigest()
+    key = sha256(f"{step}\0".encode() + canonical(inputs)).hexdigest()
     text = memo.steps.get(key)
     if text is not None:
         try:

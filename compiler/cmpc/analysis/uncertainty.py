@@ -370,6 +370,34 @@ def bound_ratio_interval(
     }
 
 
+def bound_cost_interval(
+    comparison: ir.Comparison,
+    head: T.Ratios,
+    price_free: T.HeadlineUncertainty,
+    per_gpu_ratios: Sequence[float],
+) -> T.HeadlineUncertainty:
+    """`bound_ratio_interval(comparison, head, price_free, per_gpu_ratios)` when `price_free`
+    is that of the same head without its cost and the same ratios (the stage's headline step):
+    the throughput's bound is taken from it, only the cost's is ranked (a warm rebuild ranks
+    2,000 ratios for each of the headline and the sensitivity rows)."""
+    found, cost = price_free["throughput_ratio_one_sided_ci"], head["cost_ratio"]
+    bound, per_gpu = head["bound"], head["per_gpu_throughput_ratio"]
+    usable = bound in ("lower", "upper") and head["throughput_ratio"] is not None
+    if found is None or cost is None or not per_gpu or not usable:
+        return bound_ratio_interval(comparison, head, price_free, per_gpu_ratios)
+    inverse = "upper" if bound == "lower" else "lower"
+    level = comparison.uncertainty.confidence
+    return {
+        **price_free,
+        "throughput_ratio_one_sided_ci": found,
+        "cost_ratio_one_sided_ci": one_sided_bound(
+            quotients(cost * per_gpu, per_gpu_ratios), cost, level, inverse
+        ),
+        "interval_note": ONE_SIDED_NOTE,
+        "interval_basis": "computed",
+    }
+
+
 def headline_uncertainty(
     comparison: ir.Comparison,
     head: T.Ratios | None,

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
-import datetime
 import re
 from collections.abc import Mapping
 from functools import partial
+from typing import TYPE_CHECKING
 
+from cmpc import lazy
 from cmpc.analysis.reads import measured_runs
 from cmpc.analysis.stage import recall
 from cmpc.diagnostics import Diagnostic, warning
 from cmpc.ingest.points import SystemData
 from cmpc.ir import model as ir
+
+if TYPE_CHECKING:
+    import datetime
+else:  # 2 ms of imports: only runs that state a date, or prices that do, need it
+    datetime = lazy.module("datetime")
 
 # the fields a run file may state that fix what was served: a comparison across different
 # values of one of them compares different work

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
-import json
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -16,11 +14,13 @@ from cmpc.analysis.results import analyze
 from cmpc.analysis.stage import StageUnusable, recording
 from cmpc.build.exports import export_files, unknown_exports
 from cmpc.build.gates import check_policy, parse_all
+from cmpc.build.jsontext import indented
 from cmpc.build.model import Built, Options
 from cmpc.build.outputs import check_target, write_atomically
-from cmpc.build.staging import open_stage
+from cmpc.build.staging import open_stage, stage_file
 from cmpc.compile import compile_spec
 from cmpc.diagnostics import Diagnostic, error, has_errors, located
+from cmpc.digests import sha256
 from cmpc.files import display_path, read_source
 from cmpc.ingest.cache import CorruptEntry, cache_dir
 from cmpc.ingest.cluster import connected, scheduler_address
@@ -173,6 +173,7 @@ def _compute_build(
         )
         return failed()
     spec_dir = Path(spec_path).resolve().parent
+    found = stage_file(comparison, _stage_root(options, spec_dir) if lazy else None, options.sketch)
     with _executor(options) as (executor, problems):
         diagnostics += problems
         if has_errors(diagnostics):
@@ -187,12 +188,12 @@ def _compute_build(
             remote=options.remote,
             sketch=options.sketch,
             lazy=lazy and options.use_cache,
+            stage=found,
         )
     diagnostics += located(problems, compiled.origins)
     if has_errors(diagnostics):
         return failed()
-    root = _stage_root(options, spec_dir, problems) if lazy else None
-    stage = open_stage(comparison, inputs, root, options.sketch)
+    stage = open_stage(found)
     with recording(stage.memo):
         analysis, warnings = analyze(comparison, data)
     diagnostics += located(warnings, compiled.origins)
@@ -207,9 +208,7 @@ def _compute_build(
         results["conditions"]["percentile_sketch"] = cast(
             T.PercentileSketch, sketch.sketch_condition(options.sketch)
         )
-    files: dict[str, str | bytes] = {
-        "results.json": json.dumps(results, sort_keys=True, indent=2) + "\n"
-    }
+    files: dict[str, str | bytes] = {"results.json": indented(results) + "\n"}
     if options.render:
         # report/ reads the results as the JSON document they are (it does not take T.Results yet)
         document = cast(JsonObject, results)
@@ -230,9 +229,10 @@ def _compute_build(
     return dataclasses.replace(built, files=files | exported, diagnostics=tuple(diagnostics))
 
 
-def _stage_root(options: Options, spec_dir: Path, problems: list[Diagnostic]) -> Path | None:
-    """The cache folder the analysis stage lives in: the one the runs came from, if used."""
-    if not options.use_cache or any(d.code == "W701" for d in problems):
+def _stage_root(options: Options, spec_dir: Path) -> Path | None:
+    """The cache folder the analysis stage lives in: the one the runs come from, if used (a
+    cache refused with W701 is not used: `load_data` then settles no stage)."""
+    if not options.use_cache:
         return None
     return Path(options.cache_dir) if options.cache_dir else cache_dir(spec_dir)
 
@@ -280,7 +280,7 @@ def _envelope(
         "cmpc_version": __version__,
         "spec": {
             "file": source.name,
-            "sha256": hashlib.sha256(source.text.encode("utf-8")).hexdigest(),
+            "sha256": sha256(source.text.encode("utf-8")).hexdigest(),
         },
         "overrides": [{"path": o.path, "value": o.value, "was": o.was} for o in overrides],
         "sources": sources,

@@ -1,52 +1,47 @@
-"""The build's analysis stage: loaded from the cache before the analysis, stored after rendering.
+"""The build's analysis stage: found in the cache as the runs are loaded, stored after rendering.
 
 See `cmpc.analysis.stage` (what is remembered) and `cmpc.ingest.cachestage` (how it is stored).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from cmpc.analysis.stage import Memo, price_free_digest
-from cmpc.ingest.cachestage import load_stage, save_stage, stage_key
-from cmpc.ingest.load import Input
+from cmpc.ingest.cachestage import StageFile, save_stage
 from cmpc.ir import model as ir
 
 
 @dataclass(frozen=True)
 class Stage:
-    """Where a build's stage is stored, and its steps as the build finds and adds them."""
+    """A build's stage as it finds and adds steps, and the file it is stored in (None: never)."""
 
-    root: Path
-    key: str
+    file: StageFile | None
     memo: Memo
 
     def save(self) -> None:
         """Store the stage if the build added a step."""
-        if self.memo.changed:
-            save_stage(self.root, self.key, self.memo.steps)
+        if self.file is not None and self.memo.changed:
+            save_stage(self.file.root, self.file.key, self.memo.steps)
 
 
-def open_stage(
-    comparison: ir.Comparison,
-    inputs: Sequence[Input],
-    root: Path | None,
-    sketch: float | None = None,
-) -> Stage:
-    """The stage for these conditions and inputs under `root` (empty if none is stored).
+def stage_file(
+    comparison: ir.Comparison, root: Path | None, sketch: float | None = None
+) -> StageFile | None:
+    """Where `load_data` looks the stage up once it knows the run files' entries (None: no cache).
 
     `sketch` is the one way a build reduces its runs that the IR does not state (`--sketch`).
-
-    Without a cache folder (`root` None) or run files the stage is never stored: reported
-    figures read no run, so there is nothing to keep.
     """
-    if root is None or not inputs:
-        return Stage(Path(), "", Memo(changed=False, stored=False))
-    key = stage_key(
-        price_free_digest(comparison),
-        [(i.path, i.sha256, i.format, i.system, i.runs) for i in inputs],
-        sketch,
-    )
-    return Stage(root, key, Memo(load_stage(root, key) or {}))
+    return None if root is None else StageFile(root, price_free_digest(comparison), sketch)
+
+
+def open_stage(found: StageFile | None) -> Stage:
+    """The stage `load_data` settled on (empty if none is stored).
+
+    Without a cache folder or run files it is never settled, nor stored: reported figures read
+    no run, so there is nothing to keep.
+    """
+    if found is None or not found.key:
+        return Stage(None, Memo(changed=False, stored=False))
+    return Stage(found, Memo(found.steps))

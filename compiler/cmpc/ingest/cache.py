@@ -3,26 +3,33 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
-import shutil
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
 from stat import S_ISDIR
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cmpc import __version__
+from cmpc import __version__, lazy
 from cmpc.diagnostics import error
+from cmpc.digests import sha256 as _sha256  # not a name: `sha256` is a parameter below
 from cmpc.ingest import cachefs
+from cmpc.ingest.codedigest import package_digest
 from cmpc.ingest.points import RunPoint
 from cmpc.jsontypes import JsonObject
 from cmpc.limits import current
 from cmpc.outcome import Outcome
+
+if TYPE_CHECKING:
+    import hashlib
+    import shutil
+else:  # OpenSSL (3 ms to load) for files and entries; keys and memos are small texts
+    hashlib = lazy.module("hashlib")
+    shutil = lazy.module("shutil")  # 2 ms with the compressors: `cmpc cache clear` only
 
 ENV = "CMPC_CACHE_DIR"
 DEFAULT_NAME = ".cmpc-cache"
@@ -83,40 +90,13 @@ class Key:
         }
 
     def digest(self) -> str:
-        return hashlib.sha256(_canonical(self.to_json())).hexdigest()
+        return _sha256(_canonical(self.to_json())).hexdigest()
 
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """Digest of the reader and metric sources, so a changed reader never meets old entries."""
     return package_digest(("metrics.py",), ("ingest", "traces"))
-
-
-def package_digest(files: tuple[str, ...], folders: tuple[str, ...]) -> str:
-    """Digest of these package files, every `.py` in these folders and the compiled extensions.
-
-    The extensions (the number scan, the resampling draws) are hashed as built, so a rebuilt
-    or patched extension never meets entries its old build made. "unknown" if unreadable.
-    """
-    from importlib import resources
-
-    root = resources.files("cmpc")
-    digest = hashlib.sha256()
-    try:
-        sources = [(name, root / name) for name in files]
-        for folder in folders:
-            sources += sorted((f"{folder}/{p.name}", p) for p in (root / folder).iterdir()
-                              if p.name.endswith(".py"))  # fmt: skip
-        sources += sorted((p.name, p) for p in root.iterdir() if _is_extension(p.name))
-        for name, source in sources:
-            digest.update(name.encode() + b"\0" + source.read_bytes() + b"\0")
-    except OSError:
-        return "unknown"  # sources not readable (e.g. a zip without them): version alone
-    return digest.hexdigest()
-
-
-def _is_extension(name: str) -> bool:
-    return name.startswith("_fast") and name.endswith((".so", ".pyd"))
 
 
 def cache_dir(spec_dir: Path) -> Path:
@@ -357,9 +337,28 @@ def _summary(reduced: Reduced) -> JsonObject:
     }
 
 
-def _summary_of(
-    doc: object,
-) -> tuple[str, int, tuple[tuple[str, tuple[str, ...]], ...], dict[str, int]]:
+# format, runs kept, the fields stated with their values, points per statistic
+Summary = tuple[str, int, tuple[tuple[str, tuple[str, ...]], ...], dict[str, int]]
+
+
+def summary_of(doc: object) -> Summary:
+    """A stored summary with its types checked (TypeError if one is wrong)."""
+    return _summary_of(doc)
+
+
+def summary_of_reduced(reduced: Reduced) -> Summary:
+    """A reduction's summary as an entry's header stores it (keys sorted); decodes no point."""
+    points = reduced.points
+    if isinstance(points, LazyPoints):
+        counts = dict(points.counts)
+    else:
+        counts = {stat: len(p) for stat, p in points.items()}
+    doc = {"format": reduced.format, "runs": reduced.runs, "counts": counts}
+    doc["fields"] = {k: list(v) for k, v in reduced.fields}
+    return _summary_of(json.loads(_canonical(doc)))
+
+
+def _summary_of(doc: object) -> Summary:
     """A header's summary with its types checked (TypeError if one is wrong)."""
     if not isinstance(doc, dict):
         raise TypeError("cache entry: no summary")
@@ -394,8 +393,8 @@ def _signature(resolved: Path, st: os.stat_result) -> str:
 
 def _memo(signature: str, sha256: str) -> tuple[str, str]:
     """A memo's file name (the digest of the file's signature) and its text for `sha256`."""
-    name = hashlib.sha256(signature.encode()).hexdigest()
-    check = hashlib.sha256(f"{name} {sha256}".encode()).hexdigest()
+    name = _sha256(signature.encode()).hexdigest()
+    check = _sha256(f"{name} {sha256}".encode()).hexdigest()
     return name, f"{name} {sha256} {check}"
 
 

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 from cmpc.diagnostics import Diagnostic, error, has_errors, warning
 from cmpc.ingest import remote as _remote
 from cmpc.ingest import runfiles
-from cmpc.ingest.cache import DEFAULT_NAME, Cache, point_count
+from cmpc.ingest.cache import DEFAULT_NAME, Cache, Summary, point_count, summary_of_reduced
 from cmpc.ingest.cache import cache_dir as default_cache_dir
+from cmpc.ingest.cachestage import Identity, StageFile, staged
 from cmpc.ingest.points import RunPoint, SystemData
-from cmpc.ingest.reduce import Progress, Task, reduce_all
+from cmpc.ingest.reduce import Done, Progress, Task, entry_key, reduce_all
 from cmpc.ir import model as ir
 from cmpc.limits import Limits
 from cmpc.limits import current as current_limits
@@ -44,21 +45,23 @@ def statistics_needed(comparison: ir.Comparison) -> list[str]:
     return sorted(stats)
 
 
-def _unique(paths: Iterable[Path]) -> list[Path]:
-    """Each file once, however many links or spellings a glob matched it under (first kept)."""
+def _unique(paths: Iterable[Path]) -> list[tuple[Path, str]]:
+    """Each file once, however many links or spellings a glob matched it under (first kept),
+    with its real path."""
     seen: set[str] = set()
-    out: list[Path] = []
+    out: list[tuple[Path, str]] = []
     for path in paths:
         real = os.path.realpath(path)
         if real not in seen:
             seen.add(real)
-            out.append(path)
+            out.append((path, real))
     return out
 
 
-def _confined(path: Path, root: Path) -> bool:
+def _confined(path: Path, root: Path, real: str | None = None) -> bool:
+    """Whether `path` (whose real path is `real`, if known) resolves inside `root`."""
     try:
-        path.resolve().relative_to(root)
+        Path(real or os.path.realpath(path)).relative_to(root)
     except ValueError:
         return False
     return True
@@ -135,6 +138,7 @@ def load_data(
     remote: bool = False,
     sketch: float | None = None,
     lazy: bool = False,
+    stage: StageFile | None = None,
 ) -> tuple[dict[str, SystemData], list[Input], list[Diagnostic]]:
     """Read each system's run files (confined to the spec's folder) and reduce them to points.
 
@@ -143,7 +147,10 @@ def load_data(
     serial read gives. Run globs that are URLs are read only with `remote`; `sketch` (a
     relative accuracy) takes percentiles from a DDSketch instead of exactly. `lazy`: cached
     points are decoded at their first read (`cmpc.ingest.cache.LazyPoints`; a build whose
-    analysis stage hits reads none), which may then raise `CorruptEntry`.
+    analysis stage hits reads none), which may then raise `CorruptEntry`. `stage`: the
+    analysis stage in the cache, looked up by the files' entries; when it states every entry,
+    no entry is opened (`cmpc.ingest.cachestage.EntryPoints`), and it is settled on the
+    entries read otherwise.
     """
     data: dict[str, SystemData] = {}
     inputs: list[Input] = []
@@ -201,7 +208,7 @@ def load_data(
             )
             plans.append((system, []))
             continue
-        files = _unique(Path(m) for m in matches if Path(m).is_file())
+        files = _unique(Path(m) for m in matches if os.path.isfile(m))
         limit = current_limits().run_files
         if len(files) > limit:
             diagnostics.append(
@@ -217,8 +224,8 @@ def load_data(
             plans.append((system, []))
             continue
         steps = []
-        for path in files:
-            if not _confined(path, spec_dir):
+        for path, real in files:
+            if not _confined(path, spec_dir, real):
                 steps.append(
                     error(
                         "E503",
@@ -264,8 +271,15 @@ def load_data(
                 )
             )
             cache = None
-    outcomes = reduce_all(tasks, cache=cache, progress=progress, executor=executor)
-    done = dict(zip(tasks, outcomes, strict=True))
+    owned = [(s.name, t) for s, steps in plans for t in steps or () if isinstance(t, Task)]
+    done = _from_stage(owned, cache, stage) if cache is not None and stage is not None else None
+    settled = done is not None
+    if done is not None:
+        if progress:
+            progress(len(done), len(done))
+    else:
+        outcomes = reduce_all(tasks, cache=cache, progress=progress, executor=executor)
+        done = dict(zip(tasks, outcomes, strict=True))
     for system, planned in plans:
         runs = system.runs
         if runs is None:
@@ -304,7 +318,48 @@ def load_data(
         if not counted and not has_errors(diagnostics):
             diagnostics.append(_nothing_matched(comparison, system, runs, stated))
         data[system.name] = SystemData(system.name, _Joined(stats, tuple(parts)))
+    if cache and stage and owned and not settled and not has_errors(diagnostics):
+        _settle(stage, owned, done)
     return data, inputs, diagnostics
+
+
+def _from_stage(
+    owned: list[tuple[str, Task]], cache: Cache, stage: StageFile
+) -> dict[Task, Done] | None:
+    """Every file's reduction as the stage summarizes it, no entry opened; None unless the
+    stage states each one (every file local, its SHA-256 remembered by the stat memo)."""
+    shas: dict[Task, str] = {}
+    for _, task in owned:
+        if task in shas:
+            continue
+        sha = None if _remote.is_url(task.path) else cache.known_sha256(Path(task.path))
+        if sha is None:
+            return None
+        shas[task] = sha
+    keys = {task: entry_key(task, sha) for task, sha in shas.items()}
+    digests = {task: key.digest() for task, key in keys.items()}
+    entries = [(name, task.rel, digests[task]) for name, task in owned]
+    found = stage.find(entries)
+    if not found:
+        return None
+    stage.settle(entries, found)
+    return {
+        task: Done(sha, staged(cache, keys[task], found[digests[task]]), cached=True)
+        for task, sha in shas.items()
+    }
+
+
+def _settle(stage: StageFile, owned: list[tuple[str, Task]], done: Mapping[Task, Done]) -> None:
+    """The stage of the entries read, if each file has one: reduced without a diagnostic (a
+    file whose reading warns is read at every build, and its warnings with it)."""
+    if any(done[task].diagnostics or not done[task].sha256 for _, task in owned):
+        return
+    digests = {task: entry_key(task, done[task].sha256).digest() for _, task in owned}
+    entries: list[Identity] = [(name, task.rel, digests[task]) for name, task in owned]
+    summaries: dict[str, Summary] = {
+        digests[task]: summary_of_reduced(done[task].reduced) for _, task in owned
+    }
+    stage.settle(entries, summaries)
 
 
 def _remote_files(

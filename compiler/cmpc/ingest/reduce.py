@@ -86,6 +86,11 @@ class Done:
     cached: bool = False
 
 
+def entry_key(task: Task, sha256: str) -> Key:
+    """The cache key of a task's file whose content has this SHA-256."""
+    return _key(task, sha256)
+
+
 def _key(task: Task, sha256: str) -> Key:
     return Key(
         sha256,

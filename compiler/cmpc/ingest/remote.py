@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 from collections.abc import Iterator
@@ -13,9 +12,11 @@ from typing import TYPE_CHECKING, Any
 from cmpc import lazy
 
 if TYPE_CHECKING:
+    import hashlib
     import tempfile
 else:
     tempfile = lazy.module("tempfile")  # only a fetch writes a file: not every build's start
+    hashlib = lazy.module("hashlib")  # nor hashes one (OpenSSL: 3 ms to load)
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _MAGIC = re.compile(r"[*?[]")

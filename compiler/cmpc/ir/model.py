@@ -386,11 +386,22 @@ class Comparison:
 _KEYED = {"precision", "speculative", "scheduler", "disclosure", "slo"}
 
 
+# each record class's field names, and False for every other type met: a warm rebuild turns
+# seven IRs into JSON (its price-free digests), 1,300 values, and dataclasses.fields() per
+# record was most of it
+_FIELD_NAMES: dict[type, tuple[str, ...] | bool] = {}
+
+
 def _jsonable(value: Any, key: str = "") -> Any:
-    if dataclasses.is_dataclass(value):
-        return {
-            f.name: _jsonable(getattr(value, f.name), f.name) for f in dataclasses.fields(value)
-        }
+    kind = type(value)
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        record = dataclasses.is_dataclass(value) and not isinstance(value, type)
+        names = _FIELD_NAMES[kind] = (
+            tuple(f.name for f in dataclasses.fields(value)) if record else False
+        )
+    if isinstance(names, tuple):
+        return {name: _jsonable(getattr(value, name), name) for name in names}
     if isinstance(value, tuple):
         if key in _KEYED or key == "where":
             return {k: v for k, v in value}
