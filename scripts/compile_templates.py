@@ -7,15 +7,17 @@ jinja2's own code generator compiles each template of cmpc/report/templates with
 report/environment.py builds (the reference); this script rewrites its `from jinja2.runtime
 import` to cmpc.report.template_runtime and wraps each template's module code in a factory
 function, so a build renders without importing jinja2. It refuses (exit 1) a template whose code
-needs a part of jinja2 the runtime does not reproduce. `--check` compares the templates' SHA-256
-(and those of report/environment.py, whose options shape the code, and of the cmpc modules
-jinja2 ran while folding constants), not the generated text, so a new jinja2 release does not
-make a current module look stale.
+needs a part of jinja2 the runtime does not reproduce. `--check` regenerates the module and
+compares it byte for byte with the shipped one when the installed jinja2 is the one that made it
+(JINJA2); under another jinja2 it compares only the SHA-256 of the templates and of
+report/environment.py, text.py and template_filters.py (whose options and pass_* marks shape the
+code), so a new jinja2 release does not make a current module look stale.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import sys
 from pathlib import Path
@@ -55,6 +57,7 @@ def _environment():
 
 
 def _recording(function, calls: list[str], name: str):
+    @functools.wraps(function)  # keeps jinja2's pass_* mark, which shapes the generated call
     def recorded(*args, **kwargs):
         calls.append(name)
         return function(*args, **kwargs)
@@ -140,10 +143,10 @@ def module_text(env, sources: dict[str, str], filename, digests: dict[str, str])
         lines.append("    return root, blocks, debug_info")
         chunks.append(lines)
         entries.append((name, factory, len(lines), debug_info))
-    # the code also follows the environment's options (trim_blocks, finalize, ...) and, when
-    # jinja2 folded constants through cmpc's finalizer or filters, holds their results
-    shaped_by = ("environment.py", *(("text.py", "template_filters.py") if calls else ()))
-    modules = precompiled.source_digests(shaped_by)
+    # the code also follows the environment's options (trim_blocks, finalize, ...), the pass_*
+    # marks of cmpc's finalizer and filters (text.py, template_filters.py) and, when jinja2
+    # folded constants through them, their results
+    modules = precompiled.source_digests(precompiled.SHAPED_BY)
     head = [
         f"from cmpc.report.template_runtime import {', '.join(sorted(imports))}",
         "",
@@ -169,6 +172,23 @@ def module_text(env, sources: dict[str, str], filename, digests: dict[str, str])
     return text
 
 
+def _same_jinja2() -> bool:
+    """Whether the installed jinja2 is the one the shipped module was compiled by."""
+    import jinja2
+
+    from cmpc.report import compiled_templates
+
+    return jinja2.__version__ == compiled_templates.JINJA2
+
+
+def _matches_shipped() -> bool:
+    """Whether regenerating now gives the shipped module, byte for byte."""
+    try:
+        return generate() == TARGET.read_text(encoding="utf-8")
+    except (Refused, OSError):
+        return False
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the module is stale")
@@ -177,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     from cmpc.report import precompiled
 
     if args.check:
-        if precompiled.is_current():
+        if _matches_shipped() if _same_jinja2() else precompiled.is_current():
             return 0
         print(
             f"{TARGET.relative_to(ROOT)} is not for the templates on disk: "

@@ -327,10 +327,44 @@ def test_a_template_folder_is_rendered_by_jinja2_in_its_sandbox(tmp_path):
 # --- never stale -------------------------------------------------------------------------------
 
 
-def test_the_compiled_module_is_current_for_the_package_templates():
+def test_the_compiled_module_is_what_the_script_generates_now():
+    """Regenerated from the files on disk, byte for byte (the shipped module is never stale)."""
+    import jinja2
+
+    from cmpc.report import compiled_templates
+
     run = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    assert precompiled.is_current()
+    if jinja2.__version__ == compiled_templates.JINJA2:  # another jinja2 may generate other code
+        assert COMPILER.generate() == COMPILER.TARGET.read_text(encoding="utf-8")
+
+
+def test_a_filter_marked_pass_eval_context_makes_the_check_fail(monkeypatch):
+    """jinja2's code follows the filters' pass_* marks, which no template digest shows."""
+    import jinja2
+
+    from cmpc.report import compiled_templates, template_filters
+
+    if jinja2.__version__ != compiled_templates.JINJA2:
+        pytest.fail(f"regenerate the module under jinja2 {jinja2.__version__}")
+    plain = template_filters.mdjoin
+    marked = jinja2.pass_eval_context(lambda eval_ctx, items, sep=", ": plain(items, sep))
+    monkeypatch.setitem(template_filters.FILTERS, "mdjoin", marked)
+    monkeypatch.setattr(template_filters, "mdjoin", marked)
+    assert COMPILER.main(["--check"]) == 1
+
+
+def test_an_edited_filters_or_text_module_makes_the_module_stale(tmp_path, monkeypatch):
+    package = tmp_path / "report"
+    shutil.copytree(precompiled.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(precompiled, "PACKAGE", str(package))
+    for name in ("template_filters.py", "text.py"):
+        module = package / name
+        original = module.read_text()
+        assert precompiled.is_current()
+        module.write_text(original + "\n# edited\n")
+        assert not precompiled.is_current() and precompiled.current_environment() is None
+        module.write_text(original)
 
 
 @pytest.fixture
@@ -379,3 +413,17 @@ def test_an_edited_environment_makes_the_module_stale(tmp_path, monkeypatch):
     options = package / "environment.py"
     options.write_text(options.read_text().replace("trim_blocks=True", "trim_blocks=False"))
     assert not precompiled.is_current() and precompiled.current_environment() is None
+
+
+def test_jinja2s_cached_code_is_not_reused_once_the_filters_module_changes(tmp_path, monkeypatch):
+    """jinja2's bytecode cache checks a template's source only; a pass_* mark added to a filter
+    changes the code, so the modules that shape it name the cache entries."""
+    package = tmp_path / "report"
+    shutil.copytree(precompiled.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(precompiled, "PACKAGE", str(package))
+    before = environment.make_environment().bytecode_cache
+    assert before is not None
+    filters = package / "template_filters.py"
+    filters.write_text(filters.read_text() + "\n# edited\n")
+    after = environment.make_environment().bytecode_cache
+    assert after is not None and after.pattern != before.pattern

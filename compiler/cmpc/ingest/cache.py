@@ -240,12 +240,17 @@ class Cache:
         self.remember_sha256(path, st, digest)
         return digest
 
-    def remember_sha256(self, path: Path, st: os.stat_result, digest: str) -> None:
-        """Remember `digest`, read from `path` since `st` was taken, if the file has settled
-        and its stat signature is still `st`'s."""
+    def remember_sha256(
+        self, path: Path, st: os.stat_result, digest: str, read_at: float | None = None
+    ) -> None:
+        """Remember `digest`, read from `path` since `st` was taken (the read ending at
+        `read_at`, by default now), if the file had settled by then and its stat signature is
+        still `st`'s."""
+        read_at = time.time() if read_at is None else read_at
         with contextlib.suppress(OSError):
             after = path.stat()
-            if time.time() - max(after.st_mtime, after.st_ctime) <= RACY_SECONDS:
+            # settled when the bytes were read, not when a writer thread gets to this
+            if read_at - max(after.st_mtime, after.st_ctime) <= RACY_SECONDS:
                 return  # not settled
             where = path.resolve()
             signature = _signature(where, st)

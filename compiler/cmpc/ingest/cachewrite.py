@@ -3,8 +3,10 @@
 Creating an entry's file and its folder, and checking a hashed file's stat again before its
 hash is remembered, wait on the disk (1-3 ms a file on a busy machine, more than the
 reduction's own CPU); a waiting thread holds no GIL. The entries' bytes are still made by the
-caller, in order; only the writes move to the thread, and `behind` returns once every one is
-done (or failed, which as always costs only speed).
+caller, in order; only the writes move to the thread, at most PENDING queued, and `behind`
+returns once every one is done (an OSError, as always, costs only speed; any other exception a
+write raises is raised by `behind`, as the write itself would have). When no thread can be
+started, the writes are made in turn, as without it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import collections
 import contextlib
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import fields
 from functools import partial
@@ -21,6 +24,7 @@ from pathlib import Path
 from cmpc.ingest.cache import Cache
 
 _Job = Callable[[], None]
+PENDING = 16  # jobs queued at most (an entry may be up to the record-size limit, 64 MiB)
 
 
 class _Behind(Cache):
@@ -31,6 +35,8 @@ class _Behind(Cache):
     memos: bool
     jobs: collections.deque[_Job | None]  # deque's append and popleft are thread-safe
     ready: threading.Semaphore  # released once per job queued (queue's import is 1 ms)
+    room: threading.Semaphore  # PENDING slots, so a stalled disk does not hold every entry
+    failure: list[BaseException]  # the first exception a job raised, re-raised by `behind`
 
     def __init__(self, plain: Cache, memos: bool) -> None:
         super().__init__(**{f.name: getattr(plain, f.name) for f in fields(plain)})
@@ -38,17 +44,24 @@ class _Behind(Cache):
         object.__setattr__(self, "memos", memos)  # whether any hash memo was there at the start
         object.__setattr__(self, "jobs", collections.deque())
         object.__setattr__(self, "ready", threading.Semaphore(0))
+        object.__setattr__(self, "room", threading.Semaphore(PENDING))
+        object.__setattr__(self, "failure", [])
 
     def put_job(self, job: _Job | None) -> None:
-        """Queue `job` for the writer thread (None: the last)."""
+        """Queue `job` for the writer thread (None: the last), waiting while PENDING are."""
+        self.room.acquire()
         self.jobs.append(job)
         self.ready.release()
 
     def store(self, folders: tuple[str, ...], name: str, data: bytes) -> None:
         self.put_job(partial(self.plain.store, folders, name, data))
 
-    def remember_sha256(self, path: Path, st: os.stat_result, digest: str) -> None:
-        self.put_job(partial(self.plain.remember_sha256, path, st, digest))
+    def remember_sha256(
+        self, path: Path, st: os.stat_result, digest: str, read_at: float | None = None
+    ) -> None:
+        # the read ended just now: the thread may get to the job seconds later
+        read_at = time.time() if read_at is None else read_at
+        self.put_job(partial(self.plain.remember_sha256, path, st, digest, read_at))
 
     def known_sha256(self, path: Path, st: os.stat_result | None = None) -> str | None:
         # no memo then: none to find but the thread's own, made since (which only saves a hash)
@@ -59,18 +72,35 @@ class _Behind(Cache):
 def behind(cache: Cache) -> Iterator[Cache]:
     """`cache`, its writes made by a thread that has finished them all when the block ends."""
     writing = _Behind(cache, _holds_files(cache.root / "hashes"))
-    thread = threading.Thread(target=_work, args=(writing,), name="cmpc-cache-writes")
-    thread.start()
+    # a daemon: `behind` joins it, but a Ctrl-C during that join ends the process, not a
+    # shutdown waiting on the writes (Python 3.13 waits; a write cut short costs only speed)
+    thread = threading.Thread(target=_work, args=(writing,), name="cmpc-cache-writes", daemon=True)
+    try:
+        thread.start()
+        started = True
+    except RuntimeError:  # no thread to be had (a pids cgroup, RLIMIT_NPROC): write in turn
+        started = False
+    if not started:
+        yield cache
+        return
     try:
         yield writing
     finally:
         writing.put_job(None)
         thread.join()
+    if writing.failure:
+        raise writing.failure[0]  # as the write itself would have raised, in the caller's turn
 
 
 def _work(writing: _Behind) -> None:
     while writing.ready.acquire() and (job := writing.jobs.popleft()) is not None:
-        job()
+        writing.room.release()
+        if not writing.failure:  # after a failure, only drained: no write the caller missed
+            try:
+                job()
+            except BaseException as exc:  # re-raised in the caller's thread
+                writing.failure.append(exc)
+    writing.room.release()
 
 
 def _holds_files(folder: Path) -> bool:

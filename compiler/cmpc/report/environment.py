@@ -8,6 +8,7 @@ edited package template or anything the precompiled runtime does not cover rende
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import sys
 from collections.abc import Callable
@@ -64,7 +65,14 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
         os.makedirs(folder, exist_ok=True)
     if not os.path.isdir(folder):
         return None
-    return _PackageBytecodeCache(folder, f"jinja2-{sys.implementation.cache_tag}-%s.cache")
+    # an entry checks its template's source only: the code also follows the filters' pass_*
+    # marks and the options, so the modules that shape it name the entries too
+    try:
+        shape = "".join(precompiled.source_digests(precompiled.SHAPED_BY).values())
+    except OSError:
+        return None
+    tag = f"{sys.implementation.cache_tag}-{hashlib.sha256(shape.encode()).hexdigest()[:16]}"
+    return _PackageBytecodeCache(folder, f"jinja2-{tag}-%s.cache")
 
 
 def make_environment(template_dir: str | None = None) -> ImmutableSandboxedEnvironment:

@@ -1,7 +1,8 @@
 """The package templates as precompiled Python, used only while they match the files on disk.
 
 report/compiled_templates.py holds jinja2's own code for every file of report/templates/, with
-the SHA-256 of each (and of report/environment.py, whose options shape the code);
+the SHA-256 of each (and of report/environment.py, text.py and template_filters.py, whose
+options and filters' pass_* marks shape the code);
 `current_environment()` hands out its environment only when the folder still holds exactly
 those files, so an edited template is rendered by jinja2 (the reference), never stale.
 Regenerate with `python scripts/compile_templates.py`.
@@ -19,6 +20,8 @@ from cmpc.report import template_runtime as runtime
 
 PACKAGE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE_TEMPLATES = os.path.join(PACKAGE, "templates")
+# the modules under report/ whose options and filters' pass_* marks shape jinja2's code
+SHAPED_BY = ("environment.py", "text.py", "template_filters.py")
 
 
 def template_digests(folder: str) -> dict[str, str]:
