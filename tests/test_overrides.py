@@ -160,3 +160,23 @@ def test_the_report_credits_the_command_line_everywhere(tmp_path):
         ["amount"],
     )
     assert results["ir"]["systems"][0]["prices"][0]["set_on_command_line"] == ["amount"]
+
+
+def test_a_key_under_a_value_line_is_refused_not_ignored():
+    """`--set normalize.per=mw` made a body under `normalize per gpu` the checker never read:
+    the build said per GPU while the report listed the override. It is E501 now; setting the
+    line whole (`normalize=mw`) normalizes per MW."""
+    refused = compiled("normalize.per=mw")
+    (problem,) = [d for d in refused.diagnostics if d.code == "E501"]
+    assert problem.severity == "error"  # the build stops: exit 1
+    assert "`normalize` is a value, not a block" in problem.message
+    whole = compiled("normalize=mw")
+    assert whole.comparison is not None and whole.comparison.normalize.per == "mw"
+
+
+def test_an_unset_line_was_its_whole_value_basis_and_source_included():
+    """`--unset system.mi355x.power` removes `power 2.09 kW basis provisioned source
+    semianalysis_tco`: its `was` is that whole value, not `2.09 kW` without its basis."""
+    result = compiled(unsets=("system.mi355x.power",))
+    was = {o.path: o.was for o in result.overrides}
+    assert was["system.mi355x.power"] == "2.09 kW basis provisioned source semianalysis_tco"

@@ -75,7 +75,9 @@ def test_unsets_are_the_cli_unset(spec, tmp_path):
     removed = cmpc.build(spec, unsets=[path])
     assert cli_build(spec, tmp_path / "cli", "--unset", path) == 0
     assert removed.files["results.json"] == (tmp_path / "cli" / "results.json").read_text()
-    assert {"path": path, "value": None, "was": "2.50 USD/gpu/h"} in removed.document["overrides"]
+    # an unset line's `was` is its whole value: the amount, its basis and its source
+    was = '2.50 USD/gpu/h basis assumed source "illustrative price, not a quote"'
+    assert {"path": path, "value": None, "was": was} in removed.document["overrides"]
     assert removed.headline != cmpc.build(spec, render=False).headline
     both = cmpc.build(spec, render=False, overrides={path: "3.00 USD/gpu/h"}, unsets=path)
     assert both.document["systems"]["beta"]["cost"] == removed.document["systems"]["beta"]["cost"]

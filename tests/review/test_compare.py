@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cmpc.cli import main
@@ -70,6 +71,20 @@ def test_a_ttft_comparison_shows_the_latency_not_tok_s_user(capsys):
     shown = [float(r[-2].replace(",", "")) for r in rows]
     published = [json.loads(p.read_text())["p99_ttft_ms"] for p in (TP4PP2, TP8)]
     assert shown == [pytest.approx(v, abs=0.05) for v in published]
+
+
+def test_a_ttft_target_shows_the_latency_each_side_was_read_at(capsys):
+    """`--target "500 ms"` on P90 TTFT: TP8's every request set is faster (its P90 TTFT,
+    numpy's linear quantile of the file's own ttfts, 62.17 ms), so its read is a lower bound
+    shown at the latency it was measured at, not n/a; TP4xPP2 (P90 about 1.2 s) misses it."""
+    argv = ["compare", str(TP4PP2), str(TP8), "--gpus", "8", "--metric", "ttft"]
+    code, out, err = run(capsys, *argv, "--statistic", "p90", "--target", "500 ms")
+    assert code == 0, err
+    rows = {r[0]: r for r in (line.split() for line in out.splitlines()) if r and r[0] in "ab"}
+    p90 = float(np.quantile(json.loads(TP8.read_text())["ttfts"], 0.9)) * 1000
+    assert round(p90, 2) == 62.17
+    assert rows["b"][-2] == f"{p90:.2f}" and rows["b"][-3] == "168.9"
+    assert rows["a"][-3] == "n/a"  # unreachable: no throughput
 
 
 def test_saved_spec_checks_clean_and_builds_to_the_same_numbers(tmp_path, capsys, monkeypatch):

@@ -249,3 +249,23 @@ def test_no_winner_is_not_called_a_tie(in_repo, capsys, tmp_path):
     assert first.endswith(
         "no winner (no ratio) before, no winner (the reads do not settle it) after."
     )
+
+
+def test_a_bound_ratios_one_sided_bound_and_noise_are_diffed(in_repo, capsys, tmp_path):
+    """A real build plus, by hand (a fixture, not a measurement), the keys a bound headline
+    ratio carries: its one-sided bound moving from 0.978 to 1.020 across 1, and the verdict
+    with it. The diff shows both, where it showed neither."""
+    base = build(capsys, "specs/mi355x-vs-b300-per-dollar.cmp", str(tmp_path / "p"))
+    head = copy.deepcopy(base)
+    base["headline"] |= {"bound": "lower", "throughput_ratio_one_sided_ci": 0.978,
+                         "within_noise": True, "cost_within_noise": False}  # fmt: skip
+    head["headline"] |= {"bound": "lower", "throughput_ratio_one_sided_ci": 1.02,
+                         "within_noise": False, "cost_within_noise": False}  # fmt: skip
+    outcome = diff_documents(base, head)
+    rows = [line for line in outcome.stdout.splitlines() if "one-sided bound" in line]
+    assert rows == ["| throughput ratio, one-sided bound | ×0.978 | ×1.020 | +4.3% |"]
+    assert "| within measurement noise | true | false | changed |" in outcome.stdout
+    document = compute_diff(base, head)
+    jsonschema.validate(document, SCHEMA)
+    (found,) = [f for f in document["figures"] if f["path"].endswith("ratio_one_sided_ci")][:1]
+    assert (found["base"], found["head"], found["changed"]) == (0.978, 1.02, True)

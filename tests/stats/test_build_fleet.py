@@ -453,3 +453,19 @@ def test_one_run_per_system_the_footnote_names_no_crossing(tmp_path):
     assert "the cap cannot be met" in note
     for absent in ("bisection", "Steffen", "Intervals", "bound", "Users per MW", "Power:"):
         assert absent not in note
+
+
+def test_a_tco_pue_is_named_as_the_tco_s_in_the_footnote(sweep_copy, tmp_path):
+    """alpha's PUE stated only in its tco (1.4): its users per MW are its IT-power read over
+    1.4, and the footnote says whose PUE it is (it printed `PUE 1.4 ()`)."""
+    plain, _, _ = build(sweep_copy, tmp_path / "plain")
+    tco = "    tco { capex 30000 USD/gpu; years 5; power 1.2 kW; pue 1.4; "
+    tco += "electricity 0.10 USD/kWh }\n"
+    _edit(sweep_copy, POWER_LINES[0], POWER_LINES[0] + tco)
+    results, report, _ = build(sweep_copy, tmp_path / "o")
+    a = plain["fleet"]["systems"]["alpha"]["users_per_mw"]
+    b = results["fleet"]["systems"]["alpha"]["users_per_mw"]
+    assert (b["pue"], b["pue_from"]) == (1.4, "tco")
+    assert b["users_per_mw"] == pytest.approx(a["users_per_mw"] / 1.4, rel=1e-12)
+    note = _footnote(report)
+    assert "PUE 1.4 (its tco)" in note and "()" not in note

@@ -21,10 +21,10 @@ from cmpc.compute.frontier_batch import read_batch, read_batch_latency
 from cmpc.compute.intervals import (
     acceleration,
     interval,
-    lower_bound,
     normal_ppf,
     within_noise,
 )
+from cmpc.compute.percentile import one_sided_bound
 from cmpc.compute.slo_capacity import capacity_at
 
 
@@ -151,11 +151,11 @@ def test_a_lower_bounds_one_sided_bound_is_its_low_quantile_with_no_read_below_a
     """0..99 at 95%: numpy's linear 5% quantile, 4.95. Three replicates without a read count
     as below every value (the 5% point, index 4.95, falls between 1 and 2); ten of 100 leave
     the 5% point among them: no finite bound."""
-    assert lower_bound(np.arange(100.0), 0.95) == pytest.approx(4.95)
+    assert one_sided_bound(np.arange(100.0), 0.95) == pytest.approx(4.95)
     three = np.concatenate([np.full(3, np.nan), np.arange(97.0)])
-    assert lower_bound(three, 0.95) == pytest.approx(1.95)  # index 4.95 of [-inf x3, 0, 1, 2..]
-    assert lower_bound(np.concatenate([np.full(10, np.nan), np.arange(90.0)]), 0.95) is None
-    assert lower_bound(np.arange(9.0), 0.95) is None  # too few replicates
+    assert one_sided_bound(three, 0.95) == pytest.approx(1.95)  # index 4.95 of [-inf x3, 0, 1, 2..]
+    assert one_sided_bound(np.concatenate([np.full(10, np.nan), np.arange(90.0)]), 0.95) is None
+    assert one_sided_bound(np.arange(9.0), 0.95) is None  # too few replicates
 
 
 def test_capacity_of_every_replicate_at_once_is_the_scalar_read_of_each():
@@ -201,7 +201,7 @@ def test_a_lower_bound_is_numpys_quantile_bit_for_bit_without_numpy_ma():
                 ranked = np.where(np.isfinite(values), values, -np.inf)
                 with np.errstate(invalid="ignore"):
                     want = float(np.quantile(ranked, 1.0 - confidence, method="linear"))
-                got = lower_bound(values, confidence)
+                got = one_sided_bound(values.tolist(), confidence)
                 if math.isfinite(want):
                     assert got is not None and got.hex() == want.hex(), (n, missing, confidence)
                 else:

@@ -79,7 +79,7 @@ def ratios(
         "throughput_change": ratio - 1 if ratio else None,
         "cost_change": cost_ratio - 1 if cost_ratio else None,
         "winner": established(winner, bound, s["name"], base["name"]),
-        "cost_winner": established(cost_winner, _inverse(bound), base["name"], s["name"]),
+        "cost_winner": established(cost_winner, inverse_bound(bound), base["name"], s["name"]),
         "cost_unavailable": cost_unavailable,
         "goodput_ratio": _goodput_ratio(s, base),
         "bound": bound,
@@ -95,7 +95,7 @@ def ratio_bound(system: T.Bound | None, baseline: T.Bound | None) -> T.RatioBoun
     return "upper" if baseline else None
 
 
-def _inverse(bound: T.RatioBound | None) -> T.RatioBound | None:
+def inverse_bound(bound: T.RatioBound | None) -> T.RatioBound | None:
     """The bound of a cost ratio, which goes as the inverse of the throughput ratio."""
     if bound == "lower":
         return "upper"

@@ -34,8 +34,8 @@ from cmpc.compute.fleet import (
     users_per_megawatt,
 )
 from cmpc.compute.frontier import Point, pareto_frontier, read_latency, read_target
-from cmpc.compute.frontier_batch import along_latency
-from cmpc.compute.intervals import lower_bound
+from cmpc.compute.frontier_batch import mirrored_latency_ms
+from cmpc.compute.percentile import one_sided_bound
 from cmpc.diagnostics import Diagnostic, warning
 from cmpc.ingest.points import RunPoint, SystemData
 from cmpc.ir import model as ir
@@ -179,7 +179,7 @@ def cap_axis(comparison: ir.Comparison) -> T.CapAxis:
 
 def _axis(speed: np.ndarray, along: T.CapAxis) -> np.ndarray:
     """The cap read's x: interactivity, or -latency in ms (higher is better on both)."""
-    return speed if along == "interactivity" else along_latency(speed)
+    return speed if along == "interactivity" else mirrored_latency_ms(speed)
 
 
 def _output_frontier(system: ir.System, runs: Sequence[RunPoint]) -> tuple[Point, ...]:
@@ -414,7 +414,7 @@ def _cap_value(read: T.CostCapRead) -> float | None:
 
 def one_sided(comparison: ir.Comparison, replicates: np.ndarray) -> float | None:
     """The one-sided lower bound at the spec's confidence of a read that is a lower bound."""
-    return lower_bound(replicates, comparison.uncertainty.confidence)
+    return one_sided_bound(replicates.tolist(), comparison.uncertainty.confidence)
 
 
 def _not_per_token(comparison: ir.Comparison) -> str | None:

@@ -22,6 +22,12 @@ ASSUMPTION = (
 )
 CARRIED = "the interval {source} published for this ratio ({date}), not computed by cmpc"
 
+BOUND_NOTE = (
+    "a side's read is a lower bound (every point of its frontier is faster than the target), "
+    "so the ratio is itself a bound; cmpc derives no one-sided bound from a published "
+    "interval, so it carries none"
+)
+
 
 @dataclass(frozen=True)
 class Spread:
@@ -110,6 +116,8 @@ def ratio_interval(
     sides = [comparison.system(head["system"]), comparison.system(head["baseline"])]
     if all(s.reported is None for s in sides):
         return empty
+    if head["bound"] is not None:  # two interval ends around a bound would mean nothing
+        return {**empty, "interval_note": BOUND_NOTE}
     spreads = [
         figure_spread(s) if s.reported is not None else (computed or {}).get(s.name) for s in sides
     ]
@@ -148,6 +156,7 @@ def ratio_interval(
         "cost_ratio_ci": None if cost_ci is None else cost_ci.as_list(),
         "throughput_ratio_one_sided_ci": None,
         "cost_ratio_one_sided_ci": None,
+        "cost_ratio_at_equal_price_one_sided_ci": None,
         "confidence": level,
         "within_noise": within_noise(found, band),
         "cost_within_noise": within_noise(cost_ci, band) if cost_ci else None,

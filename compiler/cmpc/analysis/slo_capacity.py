@@ -11,7 +11,7 @@ import numpy as np
 from cmpc.analysis import types as T
 from cmpc.analysis.economics import cost
 from cmpc.analysis.uncertainty import SystemReplicates, as_list, ci, measured_per_gpu
-from cmpc.compute.intervals import lower_bound
+from cmpc.compute.percentile import one_sided_bound
 from cmpc.compute.slo_capacity import CapacityRead, capacity_at
 from cmpc.ingest.points import RunPoint
 from cmpc.ir import model as ir
@@ -153,7 +153,8 @@ def capacity_at_slo(
         return out, None
     loads, through = _read_replicates(groups, rep_stats, rep_tput, bound)
     if read.bounded_by_sweep:  # "at least the highest load": one-sided, no two ends
-        out["load_one_sided_ci"] = lower_bound(loads, comparison.uncertainty.confidence)
+        level = comparison.uncertainty.confidence
+        out["load_one_sided_ci"] = one_sided_bound(loads.tolist(), level)
     else:
         out["load_ci"] = as_list(ci(comparison, loads, read.load))
     out["throughput_per_gpu_ci"] = as_list(ci(comparison, through, read.throughput))

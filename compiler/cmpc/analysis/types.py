@@ -467,6 +467,7 @@ class HeadlineUncertainty(TypedDict):
     # a bound ratio's one-sided bound, in the direction of `bound` (the cost's: the inverse)
     throughput_ratio_one_sided_ci: float | None
     cost_ratio_one_sided_ci: float | None
+    cost_ratio_at_equal_price_one_sided_ci: float | None
     confidence: float | None
     within_noise: bool | None
     cost_within_noise: bool | None

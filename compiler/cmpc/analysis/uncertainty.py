@@ -17,7 +17,7 @@ import numpy as np
 
 from cmpc import lazy
 from cmpc.analysis import types as T
-from cmpc.analysis.comparisons import LOAD_KEYS
+from cmpc.analysis.comparisons import LOAD_KEYS, inverse_bound
 from cmpc.analysis.hardware import gpu_count
 from cmpc.analysis.published import (
     computed_spread,
@@ -29,8 +29,8 @@ from cmpc.analysis.readmemo import read_key, remembered
 from cmpc.analysis.reads import by_latency
 from cmpc.analysis.tokens import accounting
 from cmpc.compute.accounting import counted_tokens, split_input
-from cmpc.compute.frontier_batch import along_latency, read_batch, read_batch_latency
-from cmpc.compute.intervals import Interval, interval, lower_bound, spread, within_noise
+from cmpc.compute.frontier_batch import mirrored_latency_ms, read_batch, read_batch_latency
+from cmpc.compute.intervals import Interval, interval, spread, within_noise
 from cmpc.compute.percentile import one_sided_bound, quotients
 from cmpc.ingest.points import RunPoint
 from cmpc.ir import model as ir
@@ -42,18 +42,23 @@ else:  # only read when the runs were resampled: not on a rebuild from the stage
 
 RUNS_SEED = 0x5EED  # the stream that draws repetitions (runs), apart from each run's own
 BOUND_NOTE = (
-    "both sides' reads are lower bounds (every run is faster than the target), so the ratio "
-    "bounds neither way and no interval around it would mean anything; each system's read has "
-    "its one-sided bound"
+    "both sides' reads are lower bounds (every point of each frontier is faster than the "
+    "target), so the ratio bounds neither way and no interval around it would mean anything; "
+    "each system's read has its one-sided bound"
 )
 ONE_SIDED_NOTE = (
-    "one side's read is a lower bound (every run is faster than the target), so the ratio is "
-    "itself a bound: it gets a one-sided bound in that direction, from the replicates' ratios, "
-    "and never two interval ends"
+    "one side's read is a lower bound (every point of its frontier is faster than the target), "
+    "so the ratio is itself a bound: it gets a one-sided bound in that direction, from the "
+    "replicates' ratios, and never two interval ends"
+)
+BEYOND_NOTE = (
+    "one side's read is a lower bound (every point of its frontier is faster than the target), "
+    "so the ratio is itself a bound, and the replicates' quantile lies beyond the ratio in the "
+    "bound's direction: it would strengthen the claim, so the ratio carries no one-sided bound"
 )
 TOO_FEW_NOTE = (
-    "one side's read is a lower bound (every run is faster than the target), so the ratio is "
-    "itself a bound, and too few replicates have a read to bound it one-sided"
+    "one side's read is a lower bound (every point of its frontier is faster than the target), "
+    "so the ratio is itself a bound, and too few replicates have a read to bound it one-sided"
 )
 
 
@@ -169,7 +174,7 @@ def _rows_at_target(latency: ir.Latency, speed: np.ndarray, through: np.ndarray)
         peak = np.max(np.where(usable, through, -np.inf), axis=1, initial=-np.inf)
         return np.where(np.isfinite(peak), peak, np.nan)
     latency_axis = by_latency(latency)
-    axis = along_latency(speed) if latency_axis else speed
+    axis = mirrored_latency_ms(speed) if latency_axis else speed
     at = -target.latency_ms if latency_axis else target.interactivity_tok_s_user
     if latency_axis:
         values = read_batch_latency(speed, through, target.latency_ms, latency.read)
@@ -281,7 +286,8 @@ def system_uncertainty(
     reads = found.boot
     bound = at["bound"] == "lower"  # a bound's interval is one-sided: no two ends around it
     read_ci = None if bound else ci(comparison, reads, at["throughput_per_gpu"])
-    one_sided = lower_bound(reads, comparison.uncertainty.confidence) if bound else None
+    level = comparison.uncertainty.confidence
+    one_sided = one_sided_bound(reads.tolist(), level) if bound else None
     size = reps.resamples
     runs: list[T.RunInterval] = []
     for r in reps.runs:
@@ -354,20 +360,54 @@ def bound_ratio_interval(
         return {**empty, "interval_note": BOUND_NOTE}
     level = comparison.uncertainty.confidence
     # as the two-sided interval scales them: per-GPU ratios to the normalization's
-    found = one_sided_bound((ratio * r / per_gpu for r in per_gpu_ratios), ratio, level, bound)
-    cost, cost_found = head["cost_ratio"], None
-    if cost is not None and found is not None:
-        inverse = "upper" if bound == "lower" else "lower"
-        cost_found = one_sided_bound(
-            quotients(cost * per_gpu, per_gpu_ratios), cost, level, inverse
-        )
+    found = one_sided_bound((ratio * r / per_gpu for r in per_gpu_ratios), level, bound)
+    note = ONE_SIDED_NOTE if found is not None else TOO_FEW_NOTE
+    if found is not None and beyond(found, ratio, bound):
+        found, note = None, BEYOND_NOTE
+    inverse = str(inverse_bound(bound))
+    cost = head["cost_ratio"]
+    cost_found = (
+        None
+        if cost is None or found is None
+        else _inverse_bound(quotients(cost * per_gpu, per_gpu_ratios), cost, level, inverse)
+    )
+    equal_found = None if found is None else _inverse_bound(
+        quotients(1.0, per_gpu_ratios), 1.0 / per_gpu, level, inverse
+    )  # fmt: skip
     return {
         **empty,
         "throughput_ratio_one_sided_ci": found,
         "cost_ratio_one_sided_ci": cost_found,
-        "interval_note": ONE_SIDED_NOTE if found is not None else TOO_FEW_NOTE,
+        "cost_ratio_at_equal_price_one_sided_ci": equal_found,
+        "within_noise": holds_one(found, bound),
+        "cost_within_noise": holds_one(cost_found, inverse_bound(bound)),
+        "interval_note": note,
         "interval_basis": "computed" if found is not None else None,
     }
+
+
+def _inverse_bound(
+    replicates: Sequence[float], estimate: float, level: float, side: str
+) -> float | None:
+    """A cost ratio's one-sided bound (`side`: the inverse of the throughput ratio's), or None
+    past the ratio, as the throughput ratio's is."""
+    found = one_sided_bound(replicates, level, side)
+    return None if found is None or beyond(found, estimate, side) else found
+
+
+def beyond(found: float, estimate: float, side: str) -> bool:
+    """A one-sided bound past the figure it bounds (a lower one above it, an upper one below):
+    it would strengthen the claim, reading as no uncertainty at all."""
+    return found > estimate if side == "lower" else found < estimate
+
+
+def holds_one(bound: float | None, side: str | None) -> bool | None:
+    """Whether a one-sided interval holds 1: a lower bound at or below it, an upper one at or
+    above it (a one-sided interval is unbounded on its other side, so never inside the tie
+    band); None without a bound."""
+    if bound is None:
+        return None
+    return bound <= 1.0 if side == "lower" else bound >= 1.0
 
 
 def bound_cost_interval(
@@ -385,14 +425,14 @@ def bound_cost_interval(
     usable = bound in ("lower", "upper") and head["throughput_ratio"] is not None
     if found is None or cost is None or not per_gpu or not usable:
         return bound_ratio_interval(comparison, head, price_free, per_gpu_ratios)
-    inverse = "upper" if bound == "lower" else "lower"
+    inverse = str(inverse_bound(bound))
     level = comparison.uncertainty.confidence
+    cost_found = _inverse_bound(quotients(cost * per_gpu, per_gpu_ratios), cost, level, inverse)
     return {
         **price_free,
         "throughput_ratio_one_sided_ci": found,
-        "cost_ratio_one_sided_ci": one_sided_bound(
-            quotients(cost * per_gpu, per_gpu_ratios), cost, level, inverse
-        ),
+        "cost_ratio_one_sided_ci": cost_found,
+        "cost_within_noise": holds_one(cost_found, inverse),
         "interval_note": ONE_SIDED_NOTE,
         "interval_basis": "computed",
     }
@@ -410,6 +450,7 @@ def headline_uncertainty(
         "cost_ratio_ci": None,
         "throughput_ratio_one_sided_ci": None,
         "cost_ratio_one_sided_ci": None,
+        "cost_ratio_at_equal_price_one_sided_ci": None,
         "confidence": u.confidence if u.enabled else None,
         "within_noise": None,
         "cost_within_noise": None,
@@ -447,6 +488,7 @@ def headline_uncertainty(
         "cost_ratio_ci": as_list(cost_ci),
         "throughput_ratio_one_sided_ci": None,
         "cost_ratio_one_sided_ci": None,
+        "cost_ratio_at_equal_price_one_sided_ci": None,
         "confidence": u.confidence,
         "within_noise": within_noise(ratio_ci, band) if ratio_ci else None,
         "cost_within_noise": within_noise(cost_ci, band) if cost_ci else None,

@@ -16,7 +16,7 @@ from cmpc.check.decode import decode
 from cmpc.check.disclosure import read_disclosure
 from cmpc.check.latency import read_latency
 from cmpc.check.prices import CostBlock, read_cost
-from cmpc.check.rules import cross_checks
+from cmpc.check.rules import cross_checks, mixed_pue
 from cmpc.check.sensitivity import read_sensitivity
 from cmpc.check.sources import read_source
 from cmpc.check.systems import read_system
@@ -121,6 +121,7 @@ def read_comparison(ctx: Context, root: st.Entry) -> ir.Comparison | None:
         else ir.Uncertainty()
     )
     fleet = fleet_block.read_fleet(ctx, one["fleet"], systems) if "fleet" in one else None
+    mixed_pue(ctx, systems, normalize, one.get("normalize"), fleet)
     question = block["question"]
     synthetic = any(s.role == "synthetic" for s in sources)
     if title is None or (baseline is None and not audit):

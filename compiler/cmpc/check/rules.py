@@ -124,3 +124,35 @@ def price_ages(
                     system_fields[s.name].key_span,
                     help="use a price from the data's time, or raise `cost { max_price_age }`",
                 )
+
+
+def mixed_pue(
+    ctx: Context,
+    systems: Sequence[ir.System],
+    normalize: ir.Normalization,
+    normalize_field: Field | None,
+    fleet: ir.Fleet | None,
+) -> None:
+    """W145: per MW with a PUE stated for some systems only (facility MW against IT MW)."""
+    if normalize_field is None or normalize.per != "mw" or (fleet and fleet.pue is not None):
+        return
+    stated = [s for s in systems if s.power is not None and _states_pue(s)]
+    bare = [s for s in systems if s.power is not None and not _states_pue(s)]
+    if not stated or not bare:
+        return
+    ctx.warn(
+        "W145",
+        f"per-MW throughput counts facility power for {listing(s.name for s in stated)} and IT "
+        f"power for {listing(s.name for s in bare)}",
+        normalize_field.span,
+        label="facility megawatts against IT megawatts",
+        notes=("a side without a PUE gets more tokens from each megawatt it is charged with",),
+        help="state the PUE where each system runs: `power ... pue P` on every system, or "
+        "`fleet { pue P }` for all",
+    )
+
+
+def _states_pue(system: ir.System) -> bool:
+    """A PUE stated for the system itself: its `power ... pue`, or its tco's (1: none)."""
+    power, tco = system.power, system.tco
+    return (power is not None and power.pue is not None) or (tco is not None and tco.pue != 1.0)

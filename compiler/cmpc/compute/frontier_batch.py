@@ -54,7 +54,7 @@ def read_batch(x: Floats, y: Floats, target: float, method: str) -> Floats:
     return _read_knots(fx, fy, n, target, method)
 
 
-def along_latency(fx: Floats) -> Floats:
+def mirrored_latency_ms(fx: Floats) -> Floats:
     """Interactivities as `by_latency`'s axis: x = -1000 / interactivity (-latency in ms)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         mirrored: Floats = -1000.0 / fx
@@ -68,7 +68,7 @@ def read_batch_latency(x: Floats, y: Floats, target_ms: float, method: str) -> F
         raise ValueError(f"no batch read for `{method}`")
     fx, fy, n = frontiers(np.asarray(x, float), np.asarray(y, float))
     # -1000/x keeps the order, so the frontier by interactivity is the frontier by latency
-    return _read_knots(along_latency(fx), fy, n, -target_ms, method)
+    return _read_knots(mirrored_latency_ms(fx), fy, n, -target_ms, method)
 
 
 def _read_knots(fx: Floats, fy: Floats, n: np.ndarray, target: float, method: str) -> Floats:

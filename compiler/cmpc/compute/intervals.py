@@ -152,17 +152,3 @@ def spread(values: Sequence[float]) -> tuple[float, float, float | None]:
     mean = float(np.mean(x))
     std = float(np.std(x, ddof=1)) if x.size > 1 else 0.0
     return mean, std, (std / mean if mean else None)
-
-
-def lower_bound(replicates: Sequence[float] | np.ndarray, confidence: float) -> float | None:
-    """The one-sided lower confidence bound of a read that is itself a lower bound: the
-    (1 - confidence) quantile of its replicates, a replicate without a read (non-finite)
-    counting as below every value. None: fewer than ten replicates, or a bound that is not
-    finite (too many replicates without a read)."""
-    values = np.asarray(replicates, dtype=float)
-    if values.size < 10:
-        return None
-    ranked = np.sort(np.where(np.isfinite(values), values, -np.inf))
-    with np.errstate(invalid="ignore"):  # interpolating next to -inf gives NaN: no bound
-        found = float(sorted_quantiles(ranked, np.array([1.0 - confidence]))[0])
-    return found if math.isfinite(found) else None

@@ -32,17 +32,16 @@ def percentile_interval(
 
 
 def one_sided_bound(
-    replicates: Iterable[float], estimate: float, confidence: float, side: str
+    replicates: Iterable[float], confidence: float, side: str = "lower"
 ) -> float | None:
     """The one-sided confidence bound of a figure that is itself a bound, without numpy.
 
-    `side` "lower": the (1 - confidence) quantile of the replicates, a replicate without a
-    value (non-finite) counting as below every value; "upper": the `confidence` quantile, one
-    without a value counting as above every value. Never beyond `estimate`: the bound only
-    weakens the claim the figure makes. None: fewer than ten replicates, a non-finite
-    estimate, or a quantile that falls among the replicates without a value.
+    `side` "lower": the (1 - confidence) quantile of the replicates (numpy's `linear`), a
+    replicate without a value (non-finite) counting as below every value; "upper": the
+    `confidence` quantile, one without a value counting as above every value. None: fewer than
+    ten replicates, or a quantile that falls among the replicates without a value.
     """
-    if side not in ("lower", "upper") or not math.isfinite(estimate):
+    if side not in ("lower", "upper"):
         return None
     missing = -math.inf if side == "lower" else math.inf
     ranked = list(replicates)
@@ -52,9 +51,7 @@ def one_sided_bound(
     if len(ranked) < 10:
         return None
     found = _linear(ranked, 1.0 - confidence if side == "lower" else confidence)
-    if not math.isfinite(found):
-        return None
-    return min(found, estimate) if side == "lower" else max(found, estimate)
+    return found if math.isfinite(found) else None
 
 
 def _linear(values: list[float], q: float) -> float:

@@ -18,7 +18,7 @@ DIGESTS = {
     'cost.md.j2': 'cca5750b5cbc360780aa5cba71c2359a6698c0e096cb805d4e598c0ab28c8b88',
     'disclosure.md.j2': '11aaa65a994cc6631489706bc857b2ffe2421eec87e7f676054302249f2f5c6d',
     'fleet.md.j2': 'f33c73cd1779062acd7d6a757b605e2daca1ae9eb0edb8afea4400a5417a1e21',
-    'headline.md.j2': '489a51825fe1b196c2cb708ac7c29354f0cf33a1b5e21664076096c17566a7bc',
+    'headline.md.j2': 'fec06c15f8aecb71f849c037cac9087b93a80f31904af9ef2230e45ddd2e2843',
     'provenance.md.j2': '0a8a6ac6ea759e6ef0e48b2925dfd8d5df43b7df9f5c7daef8156f5b6ae24c58',
     'report.md.j2': '7196592020aaff3bb40d5450fd8b347d3a7c14ed82676eda91b5ddc97a419d58',
     'sensitivity.md.j2': '9c520ba159e6af5787d9116ca58ba4651fb5afa27844a27b3cef6d082d89d4d2',
@@ -646,6 +646,7 @@ def _headline_md_j2(environment):
                     else:
                         pass
                         yield str(environment.finalize(environment.getattr(environment.getattr((undefined(name='h') if l_0_h is missing else l_0_h), 'equal'), 'same')))
+                    yield str(environment.finalize(environment.getattr(environment.getattr((undefined(name='h') if l_0_h is missing else l_0_h), 'equal'), 'interval')))
                     yield ' cost per token[^price]'
             else:
                 pass
@@ -663,6 +664,7 @@ def _headline_md_j2(environment):
                     else:
                         pass
                         yield str(environment.finalize(environment.getattr(environment.getattr((undefined(name='h') if l_0_h is missing else l_0_h), 'equal'), 'same')))
+                    yield str(environment.finalize(environment.getattr(environment.getattr((undefined(name='h') if l_0_h is missing else l_0_h), 'equal'), 'interval')))
                     yield ' cost per token[^price]'
                 if environment.getattr((undefined(name='h') if l_0_h is missing else l_0_h), 'declared'):
                     pass
@@ -703,6 +705,11 @@ def _headline_md_j2(environment):
                 yield '\nCaution: '
                 yield str(environment.finalize(environment.getattr((undefined(name='h') if l_0_h is missing else l_0_h), 'goodput_caution')))
                 yield '.\n'
+            if environment.getattr((undefined(name='h') if l_0_h is missing else l_0_h), 'pue_caution'):
+                pass
+                yield '\nCaution: '
+                yield str(environment.finalize(environment.getattr((undefined(name='h') if l_0_h is missing else l_0_h), 'pue_caution')))
+                yield '.[^norm]\n'
             if environment.getattr((undefined(name='h') if l_0_h is missing else l_0_h), 'load_caution'):
                 pass
                 yield '\nCaution: '
@@ -727,7 +734,7 @@ def _headline_md_j2(environment):
             yield '.**\n'
 
     blocks = {}
-    debug_info = '1=19&2=22&3=24&4=27&6=46&8=59&9=61&11=77&14=92&16=107&18=124&19=126&21=129&23=131&25=134&27=136&29=139&31=141&33=144&35=146&37=149&39=151&41=154&43=156&44=159&46=166'
+    debug_info = '1=19&2=22&3=24&4=27&6=46&8=59&9=61&11=77&14=93&16=109&18=126&19=128&21=131&23=133&25=136&27=138&29=141&31=143&33=146&35=148&37=151&39=153&41=156&43=158&45=161&47=163&48=166&50=173'
     return root, blocks, debug_info
 
 
@@ -1359,9 +1366,9 @@ TEMPLATES = {
     'cost.md.j2': (_cost_md_j2, 227, 318, '3=19&7=23&8=27&11=39&12=43&14=47&15=51&19=56&22=59&24=67&26=73&27=77'),
     'disclosure.md.j2': (_disclosure_md_j2, 321, 413, '1=25&2=28&5=31&7=54&10=57&11=61&15=72&16=75&18=77&19=81'),
     'fleet.md.j2': (_fleet_md_j2, 416, 558, '1=19&2=22&5=25&6=27&7=30&9=44&11=48&12=52&16=66&17=70&20=79&21=82&25=86&26=89&28=93&30=95&31=98&32=101&34=108&39=126&40=130&44=135&45=138'),
-    'headline.md.j2': (_headline_md_j2, 561, 731, '1=19&2=22&3=24&4=27&6=46&8=59&9=61&11=77&14=92&16=107&18=124&19=126&21=129&23=131&25=134&27=136&29=139&31=141&33=144&35=146&37=149&39=151&41=154&43=156&44=159&46=166'),
-    'provenance.md.j2': (_provenance_md_j2, 734, 828, '1=13&4=17&5=21&6=25&7=29&12=41&14=44&15=48&19=52&22=55&23=59&31=76&32=80'),
-    'report.md.j2': (_report_md_j2, 831, 1145, '2=20&4=22&8=25&9=28&12=30&14=37&15=40&18=46&21=49&22=52&23=55&26=60&28=68&30=74&31=78&35=90&36=93&37=96&39=100&41=104&42=108&47=121&48=124&50=126&52=138&54=144&55=147&56=150&58=161&63=174&68=177&69=181&75=201&76=206&78=210&79=213&80=219&81=221&86=227&87=230&89=237&96=245&97=251&98=257&99=263&100=269&102=275&103=277&105=283&106=289&107=291&109=297&110=303&111=307'),
-    'sensitivity.md.j2': (_sensitivity_md_j2, 1148, 1259, '1=13&2=16&5=19&6=22&8=37&13=50&14=53&15=56&17=91&21=99&22=101&25=103&26=105&29=107'),
-    'uncertainty.md.j2': (_uncertainty_md_j2, 1262, 1352, '1=19&2=22&5=25&6=28&8=30&10=32&11=36&15=52&18=55&23=70&24=74'),
+    'headline.md.j2': (_headline_md_j2, 561, 738, '1=19&2=22&3=24&4=27&6=46&8=59&9=61&11=77&14=93&16=109&18=126&19=128&21=131&23=133&25=136&27=138&29=141&31=143&33=146&35=148&37=151&39=153&41=156&43=158&45=161&47=163&48=166&50=173'),
+    'provenance.md.j2': (_provenance_md_j2, 741, 835, '1=13&4=17&5=21&6=25&7=29&12=41&14=44&15=48&19=52&22=55&23=59&31=76&32=80'),
+    'report.md.j2': (_report_md_j2, 838, 1152, '2=20&4=22&8=25&9=28&12=30&14=37&15=40&18=46&21=49&22=52&23=55&26=60&28=68&30=74&31=78&35=90&36=93&37=96&39=100&41=104&42=108&47=121&48=124&50=126&52=138&54=144&55=147&56=150&58=161&63=174&68=177&69=181&75=201&76=206&78=210&79=213&80=219&81=221&86=227&87=230&89=237&96=245&97=251&98=257&99=263&100=269&102=275&103=277&105=283&106=289&107=291&109=297&110=303&111=307'),
+    'sensitivity.md.j2': (_sensitivity_md_j2, 1155, 1266, '1=13&2=16&5=19&6=22&8=37&13=50&14=53&15=56&17=91&21=99&22=101&25=103&26=105&29=107'),
+    'uncertainty.md.j2': (_uncertainty_md_j2, 1269, 1359, '1=19&2=22&5=25&6=28&8=30&10=32&11=36&15=52&18=55&23=70&24=74'),
 }

@@ -21,7 +21,7 @@ from cmpc.jsontypes import JsonObject
 from cmpc.report import svg
 from cmpc.report.latency_unit import MS, LatencyUnit, along_latency, latency_unit
 from cmpc.report.text import Md, csv_value, number, ratio, usd
-from cmpc.report.words import METRIC_NAMES, PER, statistic_name, token_phrase
+from cmpc.report.words import METRIC_NAMES, PER, latency_name, statistic_name, token_phrase
 from cmpc.safe_text import csv_cell
 
 COLORS = (
@@ -171,7 +171,7 @@ def _axis_text(results: JsonObject, point: JsonObject) -> str:
     latency = (results.get("conditions") or {}).get("latency") or {}
     if read_axis_word(results) == "latency":
         unit = latency_unit(latency)
-        return f"{_latency_name(latency)}: {number(unit.of_interactivity(x))} {unit.symbol}"
+        return f"{latency_name(latency)}: {number(unit.of_interactivity(x))} {unit.symbol}"
     return f"interactivity: {number(x)} tok/s/user"
 
 
@@ -385,7 +385,7 @@ def runs_axis(results: JsonObject) -> Md:
     """What the runs figure states under each bar besides the load: `interactivity`, or the
     latency (`P90 TTFT`) when the read goes along latency."""
     latency = (results.get("conditions") or {}).get("latency") or {}
-    return Md(_latency_name(latency)) if along_latency(latency) else Md("interactivity")
+    return Md(latency_name(latency)) if along_latency(latency) else Md("interactivity")
 
 
 def frontier_caption(results: JsonObject) -> tuple[Md, Md]:
@@ -418,7 +418,7 @@ def frontier_caption(results: JsonObject) -> tuple[Md, Md]:
     latency = (results.get("conditions") or {}).get("latency") or {}
     axis = (
         Md("latency ({} in {}, lower is better)").format(
-            _latency_name(latency), latency_unit(latency).symbol
+            latency_name(latency), latency_unit(latency).symbol
         )
         if along
         else Md("interactivity")
@@ -430,16 +430,9 @@ def _same(x: object) -> object:
     return x
 
 
-def _latency_name(latency: JsonObject) -> str:
-    stat = str(latency.get("statistic") or "")
-    stat = "P" + stat[1:] if stat.startswith("p") else stat
-    metric = str(latency.get("metric") or "latency")
-    return f"{stat} {metric.upper() if metric in ('ttft', 'tpot') else metric}"
-
-
 def _latency_label(latency: JsonObject) -> str:
     """The latency axis's label, in the target's unit: `P90 TTFT (s)`."""
-    return f"{_latency_name(latency)} ({latency_unit(latency).symbol})"
+    return f"{latency_name(latency)} ({latency_unit(latency).symbol})"
 
 
 def summary_svg(

@@ -6,7 +6,8 @@ from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, get_in, is_number
 from cmpc.report.latency_unit import LatencyUnit, along_latency, latency_unit
 from cmpc.report.text import Md, number
-from cmpc.report.words import METRIC_NAMES, statistic_name
+from cmpc.report.words import METRIC_NAMES
+from cmpc.report.words import latency_name as words_latency_name
 
 
 def by_latency(ctx: Context) -> bool:
@@ -22,9 +23,7 @@ def axis_unit(ctx: Context) -> LatencyUnit:
 
 def latency_name(ctx: Context) -> str:
     """The constrained statistic and metric: `P90 TTFT`."""
-    lat = ctx.conditions.get("latency") or {}
-    metric = lat.get("metric") or "latency"
-    return f"{statistic_name(lat.get('statistic'))} {METRIC_NAMES.get(metric, metric)}"
+    return words_latency_name(ctx.conditions.get("latency") or {})
 
 
 def point_position(ctx: Context, point: JsonObject) -> Md:
@@ -63,7 +62,7 @@ def lower_bound_note(ctx: Context, at: JsonObject) -> Md:
             "throughput at the target itself was not measured)"
         ).format(latency_name(ctx), where)
     return Md(
-        "measured at {}: a lower bound (every run is faster than the target; "
+        "measured at {}: a lower bound (every point of its frontier is faster than the target; "
         "throughput at the target itself was not measured)"
     ).format(where)
 

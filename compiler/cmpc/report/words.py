@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from cmpc.report.text import Md, number
 
@@ -64,6 +65,12 @@ PARAMETERS = {
 }
 
 
+def latency_name(latency: Mapping[str, Any]) -> str:
+    """The constrained statistic and metric of results' `conditions.latency`: `P90 TTFT`."""
+    metric = latency.get("metric") or "latency"
+    return f"{statistic_name(latency.get('statistic'))} {METRIC_NAMES.get(metric, metric)}"
+
+
 def statistic_name(stat: str | None) -> str:
     if not stat:
         return "the statistic"
@@ -106,3 +113,7 @@ def token_phrase(count: Iterable[str] | None) -> str:
         "cached_input": "cached input",
     }
     return " + ".join(words.get(k, k) for k in kinds) + " tokens"
+
+
+# Who states a system's PUE (results' `pue_from`), as the report names it.
+PUE_FROM = {"system": "its `power` line", "fleet": "the `fleet` block's", "tco": "its `tco`"}

@@ -173,10 +173,13 @@ def _set(
             if (old := _option_atoms(child, rest[0])) is not None:
                 was.append(values_text((st.Alternative(atoms=old),)))
             new_child, problem = _set_option(child, rest[0], value)
+        elif rest and child.body is None and child.alternatives:
+            # a value line (`normalize per gpu`): a key under it would be a block it is not
+            return entry, f"`{key}` is a value, not a block: set it whole, e.g. `{key}=...`"
         elif rest:
             new_child, problem = _set(child, rest, value, was)
-        elif value is None:
-            was.append(_leading_text(child))
+        elif value is None:  # removed whole: what it was, its basis and source included
+            was.append(values_text(child.alternatives) if child.alternatives else "{ ... }")
             del body[i]
             return replace(entry, body=tuple(body)), None
         else:

@@ -20,7 +20,7 @@ from cmpc.language.vocabulary import METRICS
 from cmpc.outcome import Outcome
 from cmpc.report.latency_unit import MS, along_latency
 from cmpc.report.text import number, usd
-from cmpc.report.words import statistic_name
+from cmpc.report.words import latency_name
 from cmpc.safe_text import terminal_text
 from cmpc.safefs import create_file
 from cmpc.source import SourceFile
@@ -335,7 +335,7 @@ def render_terminal(results: dict[str, Any], report: str) -> str:
         out += [line, ""]
     latency = (results.get("conditions") or {}).get("latency") or {}
     along = along_latency(latency)  # ttft or e2el: the latency, never 1 / latency as tok/s/user
-    axis = f"{_latency_name(latency)} ms" if along else "tok/s/user"
+    axis = f"{latency_name(latency)} ms" if along else "tok/s/user"
     rows = [["side", "files", "GPUs", "throughput tok/s/gpu", axis, "USD/M tokens"]]
     inputs = results.get("inputs") or []
     for name in ("a", "b"):
@@ -349,7 +349,7 @@ def render_terminal(results: dict[str, Any], report: str) -> str:
                 str(count),
                 str(system.get("gpus", "")),
                 str(number(at.get("throughput_per_gpu"))),
-                str(number(_axis_value(_interactivity(at), along))),
+                str(number(_axis_value(at, along))),
                 str(usd(cost.get("usd_per_million_tokens"))),
             ]
         )
@@ -370,16 +370,13 @@ def render_terminal(results: dict[str, Any], report: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def _latency_name(latency: dict[str, Any]) -> str:
-    """`P90 TTFT`: the constrained statistic and metric."""
-    return f"{statistic_name(latency.get('statistic'))} {str(latency.get('metric')).upper()}"
-
-
-def _axis_value(interactivity: object, along: bool) -> object:
-    """A point's place on the axis: its interactivity, or along latency its latency in ms."""
+def _axis_value(at: dict[str, Any], along: bool) -> object:
+    """A side's place on the axis: its interactivity, or along latency its latency in ms (a
+    bound's as measured: the target is not where it was read)."""
     if not along:
-        return interactivity
-    return MS.of_interactivity(interactivity)
+        return _interactivity(at)
+    found = at.get("measured_at_latency_ms") if at.get("bound") else at.get("latency_ms")
+    return found if found is not None else MS.of_interactivity(_interactivity(at))
 
 
 def _interactivity(at: dict[str, Any]) -> object:

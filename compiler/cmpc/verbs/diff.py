@@ -182,6 +182,18 @@ def _keyword_reasons(keyword: str, document: Doc) -> list[str]:
 # The diff document (schemas/diff.schema.json)
 
 
+# headline keys beyond the comparisons' ratios: the noise verdicts, a bound and its one-sided
+# bounds (a bound ratio has no two-sided interval to compare)
+HEADLINE_KEYS = (
+    ("within_noise", "within measurement noise", "name"),
+    ("cost_within_noise", "cost within measurement noise", "name"),
+    ("bound", "the throughput ratio's bound", "name"),
+    ("throughput_ratio_one_sided_ci", "throughput ratio, one-sided bound", "ratio"),
+    ("cost_ratio_one_sided_ci", "cost-per-token ratio, one-sided bound", "ratio"),
+    ("confidence", "confidence", "name"),
+)
+
+
 def compute_diff(base: Doc, head: Doc, names: tuple[str, str] = ("base", "head")) -> dict:
     """Every figure a review needs, base against head, with what changed and what flipped."""
     figures: list[dict] = []
@@ -229,10 +241,10 @@ def compute_diff(base: Doc, head: Doc, names: tuple[str, str] = ("base", "head")
                     }
                 )
     base_head, head_head = base.get("headline") or {}, head.get("headline") or {}
-    for key, label in (("within_noise", "within measurement noise"), ("confidence", "confidence")):
+    for key, label, kind in HEADLINE_KEYS:
         if key in base_head or key in head_head:
             figures.append(
-                _figure(f"headline.{key}", label, "name", base_head or None, head_head or None, key)
+                _figure(f"headline.{key}", label, kind, base_head or None, head_head or None, key)
             )
     for name in _names(base.get("systems"), head.get("systems")):
         b = (base.get("systems") or {}).get(name)

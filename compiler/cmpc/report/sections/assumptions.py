@@ -16,6 +16,7 @@ from cmpc.report.text import (
     percent,
     usd,
 )
+from cmpc.report.words import PUE_FROM
 
 
 def assumptions(ctx: Context) -> list[JsonObject]:
@@ -78,6 +79,25 @@ def assumptions(ctx: Context) -> list[JsonObject]:
                     "date": ctx.source_date(pw.get("source")),
                 }
             )
+        energy = (ctx.systems.get(name) or {}).get("energy") or {}
+        if is_number(energy.get("pue")) and energy.get("pue_from") != "tco":  # tco's: below
+            rows.append(
+                {
+                    "system": ctx.label(name),
+                    "item": Md("PUE"),
+                    "value": ctx.n(f"{name}.pue", "PUE", energy["pue"], "x", system=name,
+                                   source="spec"),
+                    "basis": Md("facility power = power per GPU \u00d7 PUE ({})").format(
+                        Md(PUE_FROM.get(str(energy.get("pue_from")), "stated"))
+                    ),
+                    "source": ctx.source_title(pw.get("source"))
+                    if energy.get("pue_from") == "system"
+                    else Md(DASH),
+                    "date": ctx.source_date(pw.get("source"))
+                    if energy.get("pue_from") == "system"
+                    else Md(DASH),
+                }
+            )  # fmt: skip
         tco = irs.get("tco") or {}
         if tco:
 

@@ -32,6 +32,9 @@ BASES = {"measured": "measured", "tdp": "TDP", "provisioned": "provisioned all-i
 LOWER_BOUND = ", a lower bound"
 
 
+WHOSE_PUE = {"system": "its own", "fleet": "the fleet's", "tco": "its tco"}  # by pue_from
+
+
 def _interval(
     found: object, fmt: Fmt = number, one_sided: object = None, word: str = "at least"
 ) -> Md:
@@ -320,7 +323,7 @@ def _users_method(ctx: Context, users: list[JsonObject]) -> Md:
 def _power(ctx: Context, name: str, users: JsonObject, some_pue: bool) -> Md:
     """One system's power per GPU, its basis, its PUE (and whose) and its source."""
     pue = users.get("pue")
-    whose = {"system": "its own", "fleet": "the fleet's"}.get(str(users.get("pue_from")), "")
+    whose = WHOSE_PUE.get(str(users.get("pue_from")), "")
     return Md("{} {} W per GPU, {}{}, source {}").format(
         ctx.label(name),
         number(users.get("watts_per_gpu")),

@@ -21,6 +21,7 @@ from cmpc.report.words import (
     METRIC_NAMES,
     METRICS,
     PER,
+    PUE_FROM,
     READS,
     ROLES,
     statistic_name,
@@ -330,9 +331,6 @@ def _fn_norm(ctx: Context) -> Md:
     return text
 
 
-_PUE_FROM = {"system": "its `power` line", "fleet": "the `fleet` block's", "tco": "its `tco`"}
-
-
 def _fn_mw(ctx: Context, gpus: Md) -> Md:
     """Per MW: facility power is the GPU's power times the PUE where one is stated, else the
     megawatt is IT power and the note says no PUE was applied (InferenceX: facility W = IT W x
@@ -356,7 +354,7 @@ def _fn_mw(ctx: Context, gpus: Md) -> Md:
                     ctx.label(n),
                     number(w),
                     number(e["pue"]),
-                    Md(_PUE_FROM.get(str(e.get("pue_from")), "stated")),
+                    Md(PUE_FROM.get(str(e.get("pue_from")), "stated")),
                     number(w * e["pue"]) if is_number(w) else number(None),
                 )
             )

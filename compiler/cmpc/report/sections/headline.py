@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
+from cmpc.analysis import types as T
+from cmpc.analysis.comparisons import inverse_bound
 from cmpc.analysis.sensitivity import is_tie
 from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, get_in, is_number
@@ -92,6 +94,7 @@ def headline(ctx: Context) -> JsonObject:
     if bound == "neither":
         out["target"] += Md(" (as measured: both reads are lower bounds)")
     out["goodput_caution"] = goodput_caution(ctx, h)
+    out["pue_caution"] = pue_caution(ctx)
     out["interval"] = change_interval(
         ctx, "headline.throughput_ratio", "throughput ratio", h.get("throughput_ratio_ci"),
         h.get("system", ""),
@@ -119,6 +122,11 @@ def headline(ctx: Context) -> JsonObject:
             h.get("system"),
             band,
         )
+        out["equal"]["interval"] = one_sided_change(
+            ctx, "headline.cost_ratio_at_equal_price", "cost ratio at equal prices",
+            h.get("cost_ratio_at_equal_price_one_sided_ci"), _inverse(bound), ("higher", "lower"),
+            h.get("system", ""),
+        )  # fmt: skip
         # per node (or rack), fewer tokens can still be cheaper: prices are per GPU-hour
         out["equal"]["basis"] = (
             Md(" per GPU-hour") if ctx.per() not in ("gpu", "dollar") else Md("")
@@ -306,12 +314,8 @@ def _cost_phrase(
 
 
 def _inverse(bound: object) -> str | None:
-    """A cost ratio goes as the inverse of the throughput ratio, and so does its bound."""
-    if bound == "lower":
-        return "upper"
-    if bound == "upper":
-        return "lower"
-    return str(bound) if bound else None
+    """`inverse_bound` of a bound as results.json has it."""
+    return inverse_bound(cast("T.RatioBound", bound)) if bound else None
 
 
 def _qualifier(value_ratio: float, bound: object) -> Md:
@@ -348,12 +352,31 @@ def bound_caution(ctx: Context, h: JsonObject) -> Md | None:
         return None
     name = system if bound == "lower" else base
     text = Md(
-        "the read of {} is a lower bound (every run is faster than the target), so the "
-        "ratio is {} bound"
+        "the read of {} is a lower bound (every point of its frontier is faster than the "
+        "target), so the ratio is {} bound"
     ).format(_bound_read(ctx, name), Md("a lower") if bound == "lower" else Md("an upper"))
     if not h.get("winner"):
         text += Md(": the lead at the target may be smaller or reverse, so no winner is named")
     return text
+
+
+def pue_caution(ctx: Context) -> Md | None:
+    """Per MW with a PUE on some systems only: facility megawatts against IT megawatts."""
+    if ctx.per() != "mw":
+        return None
+    pues = {n: get_in(ctx.systems, n, "energy", "pue", default=None) for n in ctx.order}
+    without = [n for n, p in pues.items() if not is_number(p)]
+    if not without or len(without) == len(pues):
+        return None
+    return Md(
+        "the megawatts differ: facility power (power per GPU \u00d7 PUE) for {}, IT power "
+        "only (no PUE stated) for {}, so the ratio favours the side{} without a PUE; state the "
+        "PUE where each system runs"
+    ).format(
+        Md(" and ").join(ctx.label(n) for n in pues if n not in without),
+        Md(" and ").join(ctx.label(n) for n in without),
+        Md("s") if len(without) > 1 else Md(""),
+    )
 
 
 def goodput_caution(ctx: Context, h: JsonObject) -> Md | None:

@@ -34,6 +34,7 @@ from cmpc.report.text import (
     usd,
 )
 from cmpc.report.words import (
+    PUE_FROM,
     READS,
     load_text,
 )
@@ -205,7 +206,7 @@ def _system(ctx: Context, name: str) -> dict[str, Any]:
             source="spec",
         )
         basis = escape(energy.get("basis") or DASH)
-        rows.append((Md("Power"), Md("{} W per GPU ({})").format(shown, basis)))
+        rows.append((Md("Power"), Md("{} W per GPU ({}){}").format(shown, basis, _pue(ctx, name))))
         if is_number(energy.get("joules_per_token")):
             j = energy["joules_per_token"]
             shown = ctx.fig.add(
@@ -607,3 +608,26 @@ def comparison_rows(ctx: Context) -> list[JsonObject]:
             }
         )
     return rows
+
+
+def _pue(ctx: Context, name: str) -> Md:
+    """`; PUE 1.3 (its `power` line): 1,560 W of facility power per GPU`, or where another
+    system states one, that this one's power is IT power; empty when none does."""
+    energy = get_in(ctx.systems, name, "energy", default=None) or {}
+    pue, watts = energy.get("pue"), energy.get("watts_per_gpu")
+    if not is_number(pue) or not is_number(watts):
+        others = (get_in(ctx.systems, n, "energy", "pue", default=None) for n in ctx.order)
+        return Md("; no PUE stated (IT power)") if any(is_number(p) for p in others) else Md("")
+    shown = ctx.fig.add(f"{name}.pue", "PUE", pue, "x", number(pue), system=name, source="spec")
+    facility = ctx.fig.add(
+        f"{name}.facility_watts_per_gpu",
+        "facility power per GPU (power per GPU x PUE)",
+        watts * pue,
+        "W",
+        number(watts * pue),
+        system=name,
+        source="cmpc",
+    )
+    return Md("; PUE {} ({}): {} W of facility power per GPU").format(
+        shown, Md(PUE_FROM.get(str(energy.get("pue_from")), "stated")), facility
+    )

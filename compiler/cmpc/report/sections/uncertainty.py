@@ -104,6 +104,22 @@ def noise_sentence(ctx: Context) -> Md | None:
                 "(cost ratio {} to {}).[^ci]"
             ).format(ratio(cost[0]), ratio(cost[1]))
         )
+    bound = h.get("throughput_ratio_one_sided_ci")
+    if h.get("within_noise") and pair is None and is_number(bound):
+        parts.append(
+            Md(
+                "The lead is not established at {}: the ratio's one-sided bound ({}) does not "
+                "exclude 1, so neither system is shown to lead on this evidence.[^ci]"
+            ).format(Md(confidence_level(ctx)), ratio(bound))
+        )
+    cost_bound = h.get("cost_ratio_one_sided_ci")
+    if h.get("cost_within_noise") and cost is None and is_number(cost_bound):
+        parts.append(
+            Md(
+                "At the declared prices the cost lead is not established either (the cost "
+                "ratio's one-sided bound, {}, does not exclude 1).[^ci]"
+            ).format(ratio(cost_bound))
+        )
     if h.get("interval_note") and h.get("confidence") is not None:
         lead = (
             Md("The ratio's interval is one-sided")
@@ -112,6 +128,15 @@ def noise_sentence(ctx: Context) -> Md | None:
         )
         parts.append(Md("{}: {}.[^ci]").format(lead, escape_prose(h["interval_note"])))
     return Md(" ").join(parts) if parts else None
+
+
+def _any_one_sided(ctx: Context) -> bool:
+    """Whether a figure in the report carries a one-sided bound (the headline's or a read's)."""
+    h = ctx.results.get("headline") or {}
+    if is_number(h.get("throughput_ratio_one_sided_ci")):
+        return True
+    reads = ((ctx.systems.get(n) or {}).get("uncertainty") or {} for n in ctx.order)
+    return any(is_number(u.get("throughput_per_gpu_one_sided_ci")) for u in reads)
 
 
 def footnote(ctx: Context) -> Md | None:
@@ -126,12 +151,18 @@ def footnote(ctx: Context) -> Md | None:
             "duration follow its resampled mean end-to-end latency (an open-loop run's is held), "
             "rebuilds each system's frontier and reads it at the target, so the ratio's interval "
             "holds every run's variation. Replicates whose frontier misses the target are left "
-            "out. See docs/statistics.md."
+            "out{}. See docs/statistics.md."
         ).format(
             Md(confidence_level(ctx)),
             escape(METHOD_NAMES.get(u.get("method", ""), u.get("method", ""))),
             number(u.get("resamples")),
             number(u.get("seed")),
+            Md(
+                " of two-sided intervals; a one-sided bound counts them as its least favourable "
+                "value"
+            )
+            if _any_one_sided(ctx)
+            else Md(""),
         )
     ]
     if not any((ctx.systems.get(n) or {}).get("data") == "runs" for n in ctx.order):
