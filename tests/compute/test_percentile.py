@@ -114,26 +114,15 @@ def test_unpack_refuses_what_b64decode_with_validate_refuses(text, error):
         unpack(text)
 
 
-def _quotients_by_definition(numerator: float, denominators: list[float]) -> list[float]:
-    """Each quotient as quotients() defines it: x / 0 infinite (+inf whatever the signs), 0 / 0
-    and NaN / 0 NaN, else the float division."""
-    out = []
-    for d in denominators:
-        if d == 0:
-            out.append(math.nan if numerator == 0 or math.isnan(numerator) else math.inf)
-        else:
-            out.append(numerator / d)
-    return out
-
-
-@pytest.mark.parametrize("numerator", [1.6, -2.0, 0.0, math.nan, math.inf])
+@pytest.mark.parametrize("numerator", [1.6, -2.0, 0.0, -0.0, math.nan, math.inf, -math.inf])
 @pytest.mark.parametrize(
     "denominators",
     [[0.5, 2.0, 3.0], [0.0, 1.0], [-0.0, 2.0], [math.nan, 1.0], [math.inf, -math.inf, 4.0], []],
 )
-def test_quotients_divide_as_defined_with_or_without_a_zero(numerator, denominators):
+def test_quotients_divide_as_numpy_does_with_or_without_a_zero(numerator, denominators):
     found = quotients(numerator, denominators)
-    expected = _quotients_by_definition(numerator, denominators)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = (np.float64(numerator) / np.array(denominators, dtype=float)).tolist()
     assert [repr(v) for v in found] == [repr(v) for v in expected]
     assert [repr(v) for v in quotients(numerator, iter(denominators))] == [repr(v) for v in found]
 

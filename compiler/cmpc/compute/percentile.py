@@ -67,7 +67,8 @@ def quotients(numerator: float, denominators: Iterable[float]) -> list[float]:
     out = []
     for d in given:
         if d == 0:
-            out.append(math.nan if numerator == 0 or math.isnan(numerator) else math.inf)
+            signed = math.copysign(math.inf, numerator) * math.copysign(1.0, d)
+            out.append(math.nan if numerator == 0 or math.isnan(numerator) else signed)
         else:
             out.append(numerator / d)
     return out

@@ -144,12 +144,7 @@ class Stream:
     def generator(self) -> np.random.Generator:
         """A numpy Generator starting from this state."""
         bits = np.random.PCG64()
-        bits.state = {
-            "bit_generator": "PCG64",
-            "state": {"state": self.state, "inc": self.inc},
-            "has_uint32": self.has_uint32,
-            "uinteger": self.uinteger,
-        }
+        bits.state = self.as_state()
         return np.random.Generator(bits)
 
 
