@@ -23,18 +23,33 @@ typedef struct {
     uint64_t (*next_raw)(void *st);
 } bitgen_t;
 
-/* Lemire's bounded draw on 32-bit words, as numpy's buffered_bounded_lemire_uint32 */
-#define BOUNDED(next_word, state)                                                             \
+/* `rows` rows of `n` counts of draws in [0, n), each draw Lemire's bounded method on 32-bit
+   words as numpy's buffered_bounded_lemire_uint32; numpy draws nothing for a range of one
+   value (every draw is request 0) */
+#define COUNT_DRAWS(counts, bytes, n, rows, next_word, state)                                 \
     do {                                                                                      \
-        uint64_t m = (uint64_t)next_word(state) * range;                                      \
-        uint32_t leftover = (uint32_t)m;                                                      \
-        if (leftover < range) {                                                               \
-            while (leftover < threshold) {                                                    \
-                m = (uint64_t)next_word(state) * range;                                       \
-                leftover = (uint32_t)m;                                                       \
+        const uint32_t range = (uint32_t)(n);                                                 \
+        memset((counts), 0, (size_t)(bytes));                                                 \
+        if (range == 1) {                                                                     \
+            for (Py_ssize_t r = 0; r < (rows); r++)                                           \
+                (counts)[r] = 1;                                                              \
+            break;                                                                            \
+        }                                                                                     \
+        const uint32_t threshold = (UINT32_MAX - (range - 1)) % range;                        \
+        for (Py_ssize_t r = 0; r < (rows); r++) {                                             \
+            int64_t *row = (counts) + r * (n);                                                \
+            for (Py_ssize_t i = 0; i < (n); i++) {                                            \
+                uint64_t m = (uint64_t)next_word(state) * range;                              \
+                uint32_t leftover = (uint32_t)m;                                              \
+                if (leftover < range) {                                                       \
+                    while (leftover < threshold) {                                            \
+                        m = (uint64_t)next_word(state) * range;                               \
+                        leftover = (uint32_t)m;                                               \
+                    }                                                                         \
+                }                                                                             \
+                row[m >> 32]++;                                                               \
             }                                                                                 \
         }                                                                                     \
-        row[m >> 32]++;                                                                       \
     } while (0)
 
 /* whether a x b items of 8 bytes fit in a Py_ssize_t: the size checks below multiply only then,
@@ -98,20 +113,8 @@ static PyObject *draw_counts_pcg64(PyObject *self, PyObject *args)
     pcg64 g = {((unsigned __int128)state_hi << 64) | state_lo,
                ((unsigned __int128)inc_hi << 64) | inc_lo, has_word, (uint32_t)word};
     int64_t *counts = (int64_t *)out.buf;
-    const uint32_t range = (uint32_t)n;
     Py_BEGIN_ALLOW_THREADS
-    memset(counts, 0, (size_t)out.len);
-    if (range == 1) {
-        for (Py_ssize_t r = 0; r < rows; r++)
-            counts[r] = 1;
-    } else {
-        const uint32_t threshold = (UINT32_MAX - (range - 1)) % range;
-        for (Py_ssize_t r = 0; r < rows; r++) {
-            int64_t *row = counts + r * n;
-            for (Py_ssize_t i = 0; i < n; i++)
-                BOUNDED(pcg64_next32, &g);
-        }
-    }
+    COUNT_DRAWS(counts, out.len, n, rows, pcg64_next32, &g);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&out);
     return Py_BuildValue("(KKKKiK)", (unsigned long long)(g.state >> 64),
@@ -136,21 +139,8 @@ static PyObject *draw_counts(PyObject *self, PyObject *args)
         return NULL;
     }
     int64_t *counts = (int64_t *)out.buf;
-    const uint32_t range = (uint32_t)n;
-    /* numpy draws nothing for a range of one value: every draw is request 0 */
     Py_BEGIN_ALLOW_THREADS
-    memset(counts, 0, (size_t)out.len);
-    if (range == 1) {
-        for (Py_ssize_t r = 0; r < rows; r++)
-            counts[r] = 1;
-    } else {
-        const uint32_t threshold = (UINT32_MAX - (range - 1)) % range;
-        for (Py_ssize_t r = 0; r < rows; r++) {
-            int64_t *row = counts + r * n;
-            for (Py_ssize_t i = 0; i < n; i++)
-                BOUNDED(bitgen->next_uint32, bitgen->state);
-        }
-    }
+    COUNT_DRAWS(counts, out.len, n, rows, bitgen->next_uint32, bitgen->state);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&out);
     Py_RETURN_NONE;
