@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -41,3 +42,12 @@ def in_repo(monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run with the repository root as working directory, as the README's commands do."""
     monkeypatch.chdir(REPO)
     return REPO
+
+
+@pytest.fixture
+def sweep_copy(tmp_path: Path) -> Path:
+    """The synthetic sweep's spec and runs, copied so a test may change them."""
+    shutil.copytree(REPO / "specs" / "data" / "synthetic", tmp_path / "data" / "synthetic")
+    spec = tmp_path / "sweep.cmp"
+    shutil.copy(REPO / "specs" / "synthetic-sweep.cmp", spec)
+    return spec

@@ -36,22 +36,15 @@ def _imported(spec: Path, *args: str) -> set[str]:
     return modules
 
 
-def _sweep(tmp_path: Path) -> Path:
-    shutil.copytree(REPO / "specs" / "data" / "synthetic", tmp_path / "data" / "synthetic")
-    spec = tmp_path / "sweep.cmp"
-    shutil.copy(REPO / "specs" / "synthetic-sweep.cmp", spec)
-    return spec
-
-
-def test_a_cold_build_of_a_sweep_leaves_unused_modules_unimported(tmp_path):
-    spec = _sweep(tmp_path)
+def test_a_cold_build_of_a_sweep_leaves_unused_modules_unimported(sweep_copy, tmp_path):
+    spec = sweep_copy
     modules = _imported(spec, "-o", str(tmp_path / "out"), "--no-cache")
     assert "numpy" in modules and "cmpc.report.svg" in modules  # it did read runs and draw
     assert sorted(m for m in NOT_NEEDED if m in modules) == []
 
 
-def test_the_options_that_need_them_still_load_them(tmp_path):
-    spec = _sweep(tmp_path)
+def test_the_options_that_need_them_still_load_them(sweep_copy, tmp_path):
+    spec = sweep_copy
     out = tmp_path / "out"
     modules = _imported(
         spec, "-o", str(out), "--no-cache", "--format", "html", "--require", "headline != null"
@@ -88,9 +81,9 @@ print(json.dumps([code, during, gc.isenabled()]))
 """
 
 
-def test_the_builds_imports_run_without_garbage_collection(tmp_path):
+def test_the_builds_imports_run_without_garbage_collection(sweep_copy, tmp_path):
     """What the imports make lives to the end: collecting then only costs time (about 3 ms)."""
-    spec = _sweep(tmp_path)
+    spec = sweep_copy
     args = ["build", str(spec), "-o", str(tmp_path / "out"), "--quiet", "--no-cache"]
     run = subprocess.run(
         [sys.executable, "-c", GC_PROBE, *args], capture_output=True, text=True, cwd=tmp_path

@@ -41,14 +41,11 @@ def test_a_build_of_reported_figures_never_loads_numpy(tmp_path, monkeypatch):
     _same_outputs(tmp_path / "lazy", tmp_path / "eager")
 
 
-def test_a_build_that_reads_runs_loads_numpy_at_first_use(tmp_path, monkeypatch):
+def test_a_build_that_reads_runs_loads_numpy_at_first_use(sweep_copy, tmp_path, monkeypatch):
     from cmpc.build.pipeline import build_spec
 
     monkeypatch.chdir(tmp_path)
-
-    shutil.copytree(REPO / "specs" / "data" / "synthetic", tmp_path / "data" / "synthetic")
-    spec = tmp_path / "sweep.cmp"
-    shutil.copy(REPO / "specs" / "synthetic-sweep.cmp", spec)
+    spec = sweep_copy
     assert _numpy_loaded(spec, tmp_path / "lazy", "--no-cache")
     eager = build_spec(str(spec), out_dir=str(tmp_path / "eager"))
     assert eager.code == 0, eager.diagnostics

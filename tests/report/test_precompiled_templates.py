@@ -287,15 +287,8 @@ def test_what_the_runtime_does_not_cover_is_rendered_by_jinja2(tmp_path, build, 
 # --- no jinja2 on a build, the sandbox with --template -----------------------------------------
 
 
-def _sweep(tmp_path: Path) -> Path:
-    shutil.copytree(REPO / "specs" / "data" / "synthetic", tmp_path / "data" / "synthetic")
-    spec = tmp_path / "sweep.cmp"
-    shutil.copy(REPO / "specs" / "synthetic-sweep.cmp", spec)
-    return spec
-
-
-def test_a_cold_a_warm_and_an_html_build_import_no_jinja2(tmp_path):
-    spec = _sweep(tmp_path)
+def test_a_cold_a_warm_and_an_html_build_import_no_jinja2(sweep_copy, tmp_path):
+    spec = sweep_copy
     out = str(tmp_path / "out")
     code, cold = modules_loaded("build", str(spec), "-o", out, "--quiet", cwd=tmp_path)
     assert code == 0 and "cmpc.report.compiled_templates" in cold
@@ -310,8 +303,8 @@ def test_a_cold_a_warm_and_an_html_build_import_no_jinja2(tmp_path):
     assert (tmp_path / "out" / "report.md").read_text().startswith("# ")
 
 
-def test_a_template_folder_is_rendered_by_jinja2_in_its_sandbox(tmp_path):
-    spec = _sweep(tmp_path)
+def test_a_template_folder_is_rendered_by_jinja2_in_its_sandbox(sweep_copy, tmp_path):
+    spec = sweep_copy
     folder = tmp_path / "templates"
     folder.mkdir()
     (folder / "report.md.j2").write_text("{{ report.title.__class__.__mro__ }}\n")
