@@ -20,6 +20,7 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -132,7 +133,7 @@ class Stream:
         state = ((inc + seed) * _PCG_MULT + inc) & _MASK128
         return cls(state, inc)
 
-    def as_state(self) -> dict[str, object]:
+    def as_state(self) -> Any:  # numpy types it as a private TypedDict
         """The state as numpy's `PCG64.state` reads and sets it."""
         return {
             "bit_generator": "PCG64",
