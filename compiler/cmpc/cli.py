@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     import argparse
 else:  # with gettext and locale, a twentieth of `cmpc check`: plain check arguments skip it
     argparse = lazy.module("argparse")
+# pathlib imports ntpath (with five failed imports of Windows modules) for PureWindowsPath, and
+# urllib.parse imports ipaddress for URLs with a bracketed host: a build uses neither (2 ms)
+lazy.module("ntpath")
+lazy.module("ipaddress")
 
 # The command line, not `import cmpc`, hands dataclasses the caching exec: a program that uses
 # the API keeps the standard library as it is (see cmpc/_classcache.py).
