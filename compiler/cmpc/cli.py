@@ -19,7 +19,7 @@ import warnings  # noqa: E402
 from collections.abc import Iterator, Sequence  # noqa: E402
 from typing import TYPE_CHECKING, Any, NoReturn  # noqa: E402
 
-from cmpc import __version__, _classcache, lazy  # noqa: E402
+from cmpc import __version__, _classcache, _recache, lazy  # noqa: E402
 
 if TYPE_CHECKING:
     import argparse
@@ -33,6 +33,7 @@ lazy.module("ipaddress")
 # The command line, not `import cmpc`, hands dataclasses the caching exec: a program that uses
 # the API keeps the standard library as it is (see cmpc/_classcache.py).
 _classcache.install()
+_recache.install()  # and re the kept programs of its patterns (cmpc/_recache.py)
 
 from cmpc.outcome import Outcome  # noqa: E402  (after install: a record class)
 
