@@ -222,20 +222,15 @@ def _fields(cls, options):
         if isinstance(value, Field) and key not in annotations:
             return None  # dataclasses' TypeError: a field without a type annotation
     defaulted = False
-    for field in fields:
-        if field.init and not field.kw_only:
-            has_default = field.default is not missing or field.default_factory is not missing
-            if defaulted and not has_default:
+    keys = []
+    for f in fields:
+        has_value, has_factory = f.default is not missing, f.default_factory is not missing
+        if f.init and not f.kw_only:
+            if defaulted and not (has_value or has_factory):
                 return None  # dataclasses' TypeError: non-default argument follows default
-            defaulted = defaulted or has_default
-    shape = (
-        options,
-        tuple(
-            (f.name, f.kw_only, f.default is not missing, f.default_factory is not missing, *flags)
-            for f in fields
-            for flags in [(f.init, f.repr, f.compare, f.hash)]
-        ),
-    )
+            defaulted = defaulted or has_value or has_factory
+        keys.append((f.name, f.kw_only, has_value, has_factory, f.init, f.repr, f.compare, f.hash))
+    shape = (options, tuple(keys))
     return fields, shape
 
 
