@@ -35,6 +35,7 @@ def kept(tmp_path, monkeypatch):
     monkeypatch.setattr(_recache, "_FILE", str(tmp_path / "regex-code.marshal"))
     monkeypatch.setattr(_recache, "_FOLDER", str(tmp_path))
     monkeypatch.setattr(_recache, "_kept", {})
+    monkeypatch.setattr(_recache, "_used", [])
     monkeypatch.setattr(_recache, "_read", False)
     monkeypatch.setattr(_recache, "misses", 0)
     monkeypatch.setattr(_recache, "hits", 0)
@@ -44,6 +45,7 @@ def kept(tmp_path, monkeypatch):
 def _fresh_start(monkeypatch) -> None:
     """What a new process sees: nothing in memory, the file not read yet."""
     monkeypatch.setattr(_recache, "_kept", {})
+    monkeypatch.setattr(_recache, "_used", [])
     monkeypatch.setattr(_recache, "_read", False)
     monkeypatch.setattr(_recache, "misses", 0)
 
@@ -83,10 +85,28 @@ def test_a_damaged_foreign_or_refused_record_is_compiled_afresh(kept, monkeypatc
     _fresh_start(monkeypatch)
     _recache._load()
     key = (True, pattern, flags)
-    final, code, groups, index, names = _recache._kept[key]
-    _recache._kept[key] = (final, [99999, *code], groups, index, names)  # a program _sre refuses
+    final, code, groups, index, names = marshal.loads(_recache._kept[key])
+    refused = (final, [99999, *code], groups, index, names)  # a program _sre refuses
+    _recache._kept[key] = marshal.dumps(refused)
     _same(_recache.compile(pattern, flags), pattern, flags)
     assert _recache.hits == 0 and _recache.misses == 1
+
+
+def test_the_file_keeps_this_runs_patterns_first_and_at_most_a_bound(kept, monkeypatch):
+    monkeypatch.setattr(_recache, "_MOST", 4)
+    for n in range(6):
+        _recache.compile(f"first{n}", 0)
+    _recache._save()
+    _fresh_start(monkeypatch)
+    _recache._load()
+    assert [k[1] for k in _recache._kept] == ["first0", "first1", "first2", "first3"]
+    _fresh_start(monkeypatch)
+    _recache.compile("first3", 0)
+    _recache.compile("later", 0)
+    _recache._save()
+    _fresh_start(monkeypatch)
+    _recache._load()
+    assert [k[1] for k in _recache._kept] == ["first3", "later", "first0", "first1"]
 
 
 def test_errors_and_debug_compiles_are_re_s_own(kept):
@@ -108,7 +128,7 @@ def test_every_pattern_the_command_line_kept_builds_what_re_compiles():
     count, hits, bad = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
-    assert int(count) >= 20 and int(hits) >= 20 and bad == "0"
+    assert int(count) >= 8 and int(hits) >= int(count) and bad == "0"  # check imports: 11
 
 
 def test_the_api_leaves_re_alone():

@@ -24,10 +24,14 @@ from typing import Any
 _compiler = re._compiler  # type: ignore[attr-defined]
 _FOLDER = os.path.join(os.path.dirname(__file__), "__pycache__")
 _FILE = os.path.join(_FOLDER, f"regex-code.{sys.implementation.cache_tag}.marshal")
-_STAMP = f"{sys.version} sre {_sre.MAGIC} {_sre.CODESIZE}"
-_MOST = 2048  # entries kept: past that the file starts over
+_STAMP = f"{sys.version} sre {_sre.MAGIC} {_sre.CODESIZE} 2"  # 2: records marshalled each
+# entries kept: those this run used first, then others up to this many (a test suite compiles
+# hundreds of patterns a build never sees; the file is read at every start)
+_MOST = 256
 _original = _compiler.compile
-_kept: dict[tuple[bool, str | bytes, int], tuple[Any, ...]] = {}
+# (is str, pattern, flags) -> its record, marshalled until a start compiles that pattern
+_kept: dict[tuple[bool, str | bytes, int], bytes] = {}
+_used: list[tuple[bool, str | bytes, int]] = []  # the keys this process compiled, in order
 _read = False
 misses = 0  # patterns compiled afresh in this process (read by the tests)
 hits = 0  # patterns built from a kept program (read by the tests)
@@ -42,7 +46,7 @@ def _load() -> None:
     except (OSError, EOFError, ValueError, TypeError):
         return
     if stamp == _STAMP and isinstance(kept, dict):
-        _kept.update(kept)
+        _kept.update((k, v) for k, v in kept.items() if isinstance(v, bytes))
 
 
 def compile(p: Any, flags: int = 0) -> Any:  # re._compiler.compile's own signature
@@ -54,15 +58,16 @@ def compile(p: Any, flags: int = 0) -> Any:  # re._compiler.compile's own signat
     key = (isinstance(p, str), p, flags)
     if not _read:
         _load()
-    record = _kept.get(key)
-    if record is not None:
+    kept = _kept.get(key)
+    if kept is not None:
         try:
-            final_flags, code, groups, groupindex, indexgroup = record
+            final_flags, code, groups, groupindex, indexgroup = marshal.loads(kept)
             pattern = _sre.compile(p, final_flags, code, groups, groupindex, indexgroup)
-        except (TypeError, ValueError, RuntimeError, OverflowError):
+        except (TypeError, ValueError, RuntimeError, OverflowError, EOFError):
             pass  # not a record this `_sre` takes: compiled afresh below
         else:
             hits += 1
+            _used.append(key)
             return pattern
     try:  # re._compiler.compile's steps, keeping what they hand `_sre`
         parsed = _compiler._parser.parse(p, flags)
@@ -78,9 +83,20 @@ def compile(p: Any, flags: int = 0) -> Any:  # re._compiler.compile's own signat
     code = [int(op) for op in code]
     record = (int(flags | state.flags), code, state.groups - 1, groupindex, tuple(indexgroup))
     pattern = _sre.compile(p, *record)
-    _kept[key] = record
+    _kept[key] = marshal.dumps(record)
+    _used.append(key)
     misses += 1
     return pattern
+
+
+def _kept_now() -> dict[tuple[bool, str | bytes, int], bytes]:
+    """What the file keeps: this run's patterns, then earlier ones, up to _MOST."""
+    keys = dict.fromkeys(_used)
+    for key in _kept:
+        if len(keys) >= _MOST:
+            break
+        keys.setdefault(key)
+    return {key: _kept[key] for key in list(keys)[:_MOST] if key in _kept}
 
 
 def _save() -> None:
@@ -92,7 +108,7 @@ def _save() -> None:
         os.makedirs(_FOLDER, exist_ok=True)
         fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(marshal.dumps((_STAMP, _kept if len(_kept) <= _MOST else {})))
+            handle.write(marshal.dumps((_STAMP, _kept_now())))
         os.replace(part, _FILE)
     except (OSError, ValueError):
         with contextlib.suppress(OSError):
