@@ -152,10 +152,46 @@ typedef struct {
     int64_t *slot;
 } wanted;
 
-static int by_target(const void *a, const void *b)
+/* One row's ranks (its m counts in rank order, `total` of them): for each quantile, as the
+   numpy code finds them, virtual = (total - 1) * q, its floor and the next rank, written to
+   lo[k * stride] and hi[k * stride]; `want` has room for 2 * nq targets. */
+static void row_ranks(const int64_t *row, Py_ssize_t m, int64_t total, const double *q,
+                      Py_ssize_t nq, wanted *want, int64_t *lo, int64_t *hi, Py_ssize_t stride)
 {
-    int64_t x = ((const wanted *)a)->target, y = ((const wanted *)b)->target;
-    return (x > y) - (x < y);
+    for (Py_ssize_t k = 0; k < nq; k++) {
+        double below = floor((double)(total - 1) * q[k]);
+        double above = below + 1 < (double)(total - 1) ? below + 1 : (double)(total - 1);
+        want[2 * k] = (wanted){(int64_t)below, lo + k * stride};
+        want[2 * k + 1] = (wanted){(int64_t)above, hi + k * stride};
+    }
+    /* a few targets, nearly in order already (ranks rise with q): insertion sort, a tenth
+       of qsort's cost on a row of a small run */
+    for (Py_ssize_t a = 1; a < 2 * nq; a++) {
+        wanted held = want[a];
+        Py_ssize_t b = a;
+        for (; b > 0 && want[b - 1].target > held.target; b--)
+            want[b] = want[b - 1];
+        want[b] = held;
+    }
+    /* the rank whose counts hold each target: the first whose running sum passes it,
+       found from the start for the lower half of the draws and from the end (total less
+       the running sum from there) for the upper half, so p99 is not a pass over it all */
+    Py_ssize_t t = 0, j = 0, split = 0;
+    while (split < 2 * nq && (total <= 0 || want[split].target < total / 2))
+        split++;
+    int64_t running = row[0];
+    for (; t < split; t++) {
+        while (running <= want[t].target && j < m - 1)
+            running += row[++j];
+        *want[t].slot = j;
+    }
+    j = m - 1;
+    int64_t after = row[j]; /* draws at ranks j.. : those before j are total - after */
+    for (t = 2 * nq - 1; t >= split; t--) {
+        while (total - after > want[t].target && j > 0)
+            after += row[--j];
+        *want[t].slot = j;
+    }
 }
 
 static int int64_buffer(Py_buffer *b, Py_ssize_t items, const char *what)
@@ -202,33 +238,7 @@ static PyObject *percentile_ranks(PyObject *self, PyObject *args)
             for (Py_ssize_t j = 0; j < m; j++)
                 total += row[j];
         size[r] = total;
-        /* as the numpy code: virtual = (size - 1) * q, its floor and the next rank */
-        for (Py_ssize_t k = 0; k < nq; k++) {
-            double below = floor((double)(total - 1) * q[k]);
-            double above = below + 1 < (double)(total - 1) ? below + 1 : (double)(total - 1);
-            want[2 * k] = (wanted){(int64_t)below, lo + k * rows + r};
-            want[2 * k + 1] = (wanted){(int64_t)above, hi + k * rows + r};
-        }
-        qsort(want, (size_t)(2 * nq), sizeof(wanted), by_target);
-        /* the rank whose counts hold each target: the first whose running sum passes it,
-           found from the start for the lower half of the draws and from the end (total less
-           the running sum from there) for the upper half, so p99 is not a pass over it all */
-        Py_ssize_t t = 0, j = 0, split = 0;
-        while (split < 2 * nq && (total <= 0 || want[split].target < total / 2))
-            split++;
-        int64_t running = row[0];
-        for (; t < split; t++) {
-            while (running <= want[t].target && j < m - 1)
-                running += row[++j];
-            *want[t].slot = j;
-        }
-        j = m - 1;
-        int64_t after = row[j]; /* draws at ranks j.. : those before j are total - after */
-        for (t = 2 * nq - 1; t >= split; t--) {
-            while (total - after > want[t].target && j > 0)
-                after += row[--j];
-            *want[t].slot = j;
-        }
+        row_ranks(row, m, total, q, nq, want, lo + r, hi + r, rows);
     }
     result = Py_None;
     Py_INCREF(result);
@@ -287,6 +297,159 @@ static PyObject *weighted_sums(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+#ifdef __SIZEOF_INT128__
+/* One metric `bootstrap_pcg64` ranks: its requests in rank order (`order`, or all n in place),
+   its quantiles and where each row's ranks and draw count go. */
+typedef struct {
+    int in_place;
+    Py_buffer order, qs, low, high, size;
+    int held; /* how many of the buffers above are held (released in this order) */
+} ranked_metric;
+
+static void release_metric(ranked_metric *r)
+{
+    Py_buffer *views[] = {&r->order, &r->qs, &r->low, &r->high, &r->size};
+    for (int i = 0; i < r->held; i++)
+        PyBuffer_Release(views[i]);
+    r->held = 0;
+}
+
+static int take_metric(PyObject *item, ranked_metric *r, Py_ssize_t n, Py_ssize_t rows)
+{
+    PyObject *order, *qs, *low, *high, *size;
+    r->held = 0;
+    if (!PyArg_ParseTuple(item, "pOOOOO", &r->in_place, &order, &qs, &low, &high, &size))
+        return -1;
+    PyObject *objects[] = {order, qs, low, high, size};
+    Py_buffer *views[] = {&r->order, &r->qs, &r->low, &r->high, &r->size};
+    for (int i = 0; i < 5; i++) {
+        int flags = i < 2 ? PyBUF_C_CONTIGUOUS : PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE;
+        if (PyObject_GetBuffer(objects[i], views[i], flags) < 0)
+            return -1;
+        r->held++;
+        if (views[i]->itemsize != 8 || views[i]->len % 8) {
+            PyErr_SetString(PyExc_ValueError, "bootstrap_pcg64: buffers of 8-byte items");
+            return -1;
+        }
+    }
+    Py_ssize_t m = r->order.len / 8, nq = r->qs.len / 8;
+    if ((r->in_place ? m != n : (m < 1 || m > n)) || !fits8(nq, rows) ||
+        r->low.len != nq * rows * 8 || r->high.len != nq * rows * 8 || r->size.len != rows * 8) {
+        PyErr_SetString(PyExc_ValueError, "bootstrap_pcg64: a metric needs 1 <= m <= n ranks, "
+                                          "len(qs) x rows low and high, rows sizes");
+        return -1;
+    }
+    const int64_t *at = r->order.buf;
+    for (Py_ssize_t j = 0; j < m; j++)
+        if (at[j] < 0 || at[j] >= n) {
+            PyErr_SetString(PyExc_ValueError, "bootstrap_pcg64: a rank's request is out of range");
+            return -1;
+        }
+    return 0;
+}
+
+/* The bootstrap's rows one at a time, each drawn, counted, summed and ranked while its n
+   counts are in the first-level cache: the same draws as draw_counts_pcg64 (row after row
+   from the one stream), the same sums as weighted_sums and the same ranks as
+   percentile_ranks, without the rows x n counts between them. */
+static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
+{
+    unsigned long long state_hi, state_lo, inc_hi, inc_lo, word;
+    int has_word;
+    Py_ssize_t n, rows;
+    Py_buffer table, sums;
+    PyObject *metrics, *result = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "(KKKKpK)nny*w*O", &state_hi, &state_lo, &inc_hi, &inc_lo,
+                          &has_word, &word, &n, &rows, &table, &sums, &metrics))
+        return NULL;
+    PyObject *items = PySequence_Fast(metrics, "bootstrap_pcg64: metrics must be a sequence");
+    Py_ssize_t count = items ? PySequence_Fast_GET_SIZE(items) : 0, taken = 0;
+    ranked_metric *ranked = items ? PyMem_Calloc((size_t)count + 1, sizeof(ranked_metric)) : NULL;
+    int64_t *counts = NULL, *ordered = NULL;
+    wanted *want = NULL;
+    Py_ssize_t k = n > 0 ? table.len / 8 / n : 0, most_q = 0;
+    if (items == NULL || ranked == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    if (n < 1 || n > (Py_ssize_t)UINT32_MAX || rows < 0 || !fits8(rows, n) || !fits8(rows, k) ||
+        table.itemsize != 8 || table.len != k * n * 8 || sums.itemsize != 8 ||
+        sums.len != rows * k * 8 || !PyBuffer_IsContiguous(&table, 'C') ||
+        !PyBuffer_IsContiguous(&sums, 'C')) {
+        PyErr_SetString(PyExc_ValueError, "bootstrap_pcg64: needs 1 <= n < 2**32, k x n float64 "
+                                          "table, rows x k float64 sums");
+        goto done;
+    }
+    for (; taken < count; taken++) {
+        if (take_metric(PySequence_Fast_GET_ITEM(items, taken), &ranked[taken], n, rows) < 0) {
+            taken++; /* its buffers held so far are released below */
+            goto done;
+        }
+        if (ranked[taken].qs.len / 8 > most_q)
+            most_q = ranked[taken].qs.len / 8;
+    }
+    counts = PyMem_Malloc(sizeof(int64_t) * (size_t)n);
+    ordered = PyMem_Malloc(sizeof(int64_t) * (size_t)n);
+    want = PyMem_Malloc(sizeof(wanted) * (size_t)(2 * most_q + 1));
+    if (counts == NULL || ordered == NULL || want == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    pcg64 g = {((unsigned __int128)state_hi << 64) | state_lo,
+               ((unsigned __int128)inc_hi << 64) | inc_lo, has_word, (uint32_t)word};
+    const double *v = table.buf;
+    double *sum = sums.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        COUNT_DRAWS(counts, n * 8, n, 1, pcg64_next32, &g);
+        for (Py_ssize_t col = 0; col < k; col++) { /* as weighted_sums */
+            const double *values = v + col * n;
+            double acc[4] = {0.0, 0.0, 0.0, 0.0};
+            Py_ssize_t j = 0;
+            for (; j + 4 <= n; j += 4)
+                for (int lane = 0; lane < 4; lane++)
+                    acc[lane] += (double)counts[j + lane] * values[j + lane];
+            for (; j < n; j++)
+                acc[0] += (double)counts[j] * values[j];
+            sum[r * k + col] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+        }
+        for (Py_ssize_t i = 0; i < count; i++) { /* as percentile_ranks */
+            ranked_metric *metric = &ranked[i];
+            Py_ssize_t m = metric->order.len / 8, nq = metric->qs.len / 8;
+            const int64_t *row = counts;
+            int64_t total = n; /* a bootstrap row draws n requests */
+            if (!metric->in_place) {
+                const int64_t *at = metric->order.buf;
+                total = 0;
+                for (Py_ssize_t j = 0; j < m; j++)
+                    total += ordered[j] = counts[at[j]];
+                row = ordered;
+            }
+            ((int64_t *)metric->size.buf)[r] = total;
+            row_ranks(row, m, total, metric->qs.buf, nq, want, (int64_t *)metric->low.buf + r,
+                      (int64_t *)metric->high.buf + r, rows);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_BuildValue("(KKKKiK)", (unsigned long long)(g.state >> 64),
+                           (unsigned long long)g.state, (unsigned long long)(g.inc >> 64),
+                           (unsigned long long)g.inc, g.has_word, (unsigned long long)g.word);
+done:
+    for (Py_ssize_t i = 0; ranked != NULL && i < taken; i++)
+        release_metric(&ranked[i]);
+    PyMem_Free(ranked);
+    PyMem_Free(counts);
+    PyMem_Free(ordered);
+    PyMem_Free(want);
+    Py_XDECREF(items);
+    PyBuffer_Release(&table);
+    PyBuffer_Release(&sums);
+    return result;
+}
+#endif
+
 static PyMethodDef methods[] = {
     {"draw_counts", draw_counts, METH_VARARGS,
      "draw_counts(capsule, n, rows, out) -> None: `rows` bootstrap resamples of n requests "
@@ -303,6 +466,14 @@ static PyMethodDef methods[] = {
      "(rows x width int64, its first m columns in rank order), the draws (`sizes`) and each "
      "quantile's two neighbouring ranks of numpy's `linear` method (`low`, `high`: len(qs) x "
      "rows int64); `known`, when given, is every row's sum of counts."},
+#ifdef __SIZEOF_INT128__
+    {"bootstrap_pcg64", bootstrap_pcg64, METH_VARARGS,
+     "bootstrap_pcg64(state, n, rows, table, sums, metrics) -> state: `rows` bootstrap rows "
+     "drawn from a PCG64 state as draw_counts_pcg64 draws them, each row's counts times each "
+     "row of `table` into `sums` (rows x k) as weighted_sums, and for each metric (in_place, "
+     "order, qs, low, high, sizes) its ranks as percentile_ranks finds them, one row at a "
+     "time; returns the state after."},
+#endif
     {"weighted_sums", weighted_sums, METH_VARARGS,
      "weighted_sums(counts, rows, n, table, out) -> None: out[r, k] = counts[r] . table[k] "
      "(rows x n int64, k x n float64 whole numbers, rows x k float64)."},

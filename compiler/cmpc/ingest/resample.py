@@ -261,11 +261,20 @@ def _c_percentiles(
     high = np.empty((q.size, rows), dtype=np.int64)
     size = np.empty(rows, dtype=np.int64)
     _fastdraw.percentile_ranks(ordered, rows, m, q, low, high, size, -1 if known is None else known)
+    out[:] = _from_ranks(values, q, low, high, size)
+    return out
+
+
+def _from_ranks(
+    values: np.ndarray, q: np.ndarray, low: np.ndarray, high: np.ndarray, size: np.ndarray
+) -> np.ndarray:
+    """numpy's `linear` percentiles (quantiles x rows) from each row's two neighbouring ranks
+    and its draws, NaN where a row drew none."""
     virtual = (size - 1) * q[:, None]
     below = np.floor(virtual)
     lo, hi = values[low], values[high]
-    out[:] = np.where(size > 0, lo + (hi - lo) * (virtual - below), np.nan)
-    return out
+    found: np.ndarray = np.where(size > 0, lo + (hi - lo) * (virtual - below), np.nan)
+    return found
 
 
 def _holding(ordered: np.ndarray, cum: np.ndarray, draw: np.ndarray, chunks: int) -> np.ndarray:
@@ -334,7 +343,17 @@ def replicates(
     asked = {
         m: [q for s in stats if (q := _quantile(s)) is not None] for m, stats in by_metric.items()
     }
-    for start, counts in _count_blocks(rng, n, settings.resamples):
+    first = 0  # the first row left to the blocks below
+    if _fused(rng, n):
+        assert isinstance(rng, Stream)
+        rows = settings.resamples
+        drawn[:rows] = n
+        summed[:rows] = table[:, 0] * drawn[:rows, None]
+        found_sums = _bootstrap(rng, n, rows, varying, ranked, asked, quantiles)
+        if varies:
+            summed[:rows, varies] = found_sums
+        first = rows
+    for start, counts in _count_blocks(rng, n, settings.resamples, first=first):
         rows = counts.shape[0]
         drawn[start : start + rows] = counts.sum(axis=1) if start >= settings.resamples else n
         summed[start : start + rows] = table[:, 0] * drawn[start : start + rows, None]
@@ -364,6 +383,55 @@ def replicates(
         for row, stat in enumerate(stats):
             out[f"{metric} {stat}"] = quantiles[metric][row]
     return out
+
+
+def _fused(rng: np.random.Generator | Stream, n: int) -> bool:
+    """Whether the bootstrap's rows can be drawn, summed and ranked in one C call."""
+    return (
+        isinstance(rng, Stream)
+        and _fastdraw is not None
+        and hasattr(_fastdraw, "bootstrap_pcg64")
+        and 1 <= n <= 0xFFFFFFFF
+    )
+
+
+def _bootstrap(
+    rng: Stream,
+    n: int,
+    rows: int,
+    varying: np.ndarray,
+    ranked: Mapping[str, _Ranked],
+    asked: Mapping[str, Sequence[float]],
+    quantiles: Mapping[str, np.ndarray],
+) -> np.ndarray:
+    """The bootstrap's `rows` rows in one C pass (no rows x n counts kept): each varying
+    column's sum per row (returned), each metric's percentiles into `quantiles`' first
+    `rows` columns; the same draws, sums and ranks as the blocks' path, so the same bytes."""
+    sums = np.empty((rows, varying.shape[0]))
+    metrics, found = [], []
+    for metric, qs in asked.items():
+        order = ranked[metric].order
+        if order.size == 0:
+            quantiles[metric][:, :rows] = np.nan
+            continue
+        q = np.asarray(qs, dtype=float)
+        low = np.empty((q.size, rows), dtype=np.int64)
+        high = np.empty((q.size, rows), dtype=np.int64)
+        size = np.empty(rows, dtype=np.int64)
+        in_place = ranked[metric].in_place
+        metrics.append((in_place, np.ascontiguousarray(order, dtype=np.int64), q, low, high, size))
+        found.append((metric, q, low, high, size))
+    words = (rng.state >> 64, rng.state & _LOW, rng.inc >> 64, rng.inc & _LOW)
+    table = np.ascontiguousarray(varying, dtype=float)
+    after = _fastdraw.bootstrap_pcg64(
+        (*words, rng.has_uint32, rng.uinteger), n, rows, table, sums, metrics
+    )
+    rng.state = (after[0] << 64) | after[1]
+    rng.has_uint32, rng.uinteger = after[4], after[5]
+    for metric, q, low, high, size in found:
+        out = quantiles[metric][:, :rows]
+        out[:] = _from_ranks(ranked[metric].values, q, low, high, size)
+    return sums
 
 
 def _weighted_sums(counts: np.ndarray, table: np.ndarray) -> np.ndarray:
@@ -399,10 +467,11 @@ def _constant(column: np.ndarray) -> bool:
 
 
 def _count_blocks(
-    rng: np.random.Generator | Stream, n: int, resamples: int, fast: bool = True
+    rng: np.random.Generator | Stream, n: int, resamples: int, fast: bool = True, first: int = 0
 ) -> Iterator[tuple[int, np.ndarray]]:
     """(first column, counts per request) for the bootstrap's blocks of replicates, then the
-    grouped jackknife's JACKKNIFE rows (request i in group i mod JACKKNIFE, left out in turn).
+    grouped jackknife's JACKKNIFE rows (request i in group i mod JACKKNIFE, left out in turn);
+    the bootstrap's rows from `first` on (those before drawn elsewhere, from the same stream).
 
     With `fast` and the C module built, each block is drawn and counted in one pass: the same
     draws from the same stream as numpy's `integers` then `bincount` (tests/stats/test_draw.py).
@@ -411,7 +480,7 @@ def _count_blocks(
     in_c = fast and _fastdraw is not None and n <= 0xFFFFFFFF
     if isinstance(rng, Stream) and not (in_c and hasattr(_fastdraw, "draw_counts_pcg64")):
         rng = rng.generator()
-    for start in range(0, resamples, per_block):
+    for start in range(first, resamples, per_block):
         rows = min(per_block, resamples - start)
         if in_c:
             counts = np.empty((rows, n), dtype=np.int64)
