@@ -1,4 +1,5 @@
-/* cmpc._fastdraw: a bootstrap block's counts per request, drawn and counted in one pass in C.
+/* cmpc._fastdraw: a bootstrap block's counts per request, drawn and counted in one pass in C;
+ * and the replicates' frontier reads (frontier_reads), numpy's operations row by row.
  *
  * `numpy.random.Generator.integers(0, n, size=rows * n, dtype=np.intp)` then `np.bincount`
  * per row, without the index array between them: the same draws from the same bit generator
@@ -9,6 +10,12 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+/* frontier_reads repeats numpy's float operations one by one: a fused multiply-add would round
+   once where numpy rounds twice (GCC contracts by default where the target has FMA) */
+#pragma STDC FP_CONTRACT OFF
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#endif
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -450,6 +457,187 @@ done:
 }
 #endif
 
+/* numpy's maximum and minimum on float64 arrays: NaN if either is, else the larger (smaller),
+   the second on a tie (as its SIMD loops: max(-0.0, 0.0) is 0.0, max(0.0, -0.0) is -0.0) */
+static inline double np_max(double a, double b)
+{
+    return a != a ? a : b != b ? b : a > b ? a : b;
+}
+
+static inline double np_min(double a, double b)
+{
+    return a != a ? a : b != b ? b : a < b ? a : b;
+}
+
+static inline double np_sign(double v)
+{
+    return v > 0 ? 1.0 : v < 0 ? -1.0 : v == 0 ? 0.0 : v;
+}
+
+/* One row's frontier knots as compute/frontier_batch.py `frontiers` finds them: the usable
+   points by interactivity, the highest throughput of each, kept while above every later one;
+   fx and fy get the `count` knots then NaN to `cols`. */
+static Py_ssize_t row_frontier(const double *x, const double *y, Py_ssize_t cols, double *xs,
+                               double *ys, Py_ssize_t *order, double *fx, double *fy)
+{
+    for (Py_ssize_t j = 0; j < cols; j++) {
+        int usable = isfinite(x[j]) && isfinite(y[j]);
+        xs[j] = usable ? x[j] : INFINITY;
+        ys[j] = usable ? y[j] : -INFINITY;
+    }
+    /* lexsort((-ys, xs)): by interactivity, then by throughput falling; stable */
+    for (Py_ssize_t a = 0; a < cols; a++) {
+        Py_ssize_t held = a, b = a;
+        order[a] = a;
+        for (; b > 0; b--) {
+            Py_ssize_t o = order[b - 1];
+            if (!(xs[o] > xs[held] || (xs[o] == xs[held] && -ys[o] > -ys[held])))
+                break;
+            order[b] = o;
+        }
+        order[b] = held;
+    }
+    /* later: the highest throughput after each sorted point (only the first at each
+       interactivity counts); a point is kept above it */
+    double later = -INFINITY;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t j = cols - 1; j >= 0; j--) {
+        double px = xs[order[j]];
+        int first = j == 0 || px != xs[order[j - 1]];
+        double py = first ? ys[order[j]] : -INFINITY;
+        int keep = first && isfinite(px) && py > later;
+        later = np_max(later, py);
+        if (keep) { /* kept from the end: placed once counted, below */
+            fx[cols - 1 - count] = px;
+            fy[cols - 1 - count] = py;
+            count++;
+        }
+    }
+    /* the kept knots were written from the end backwards: move them to the front */
+    for (Py_ssize_t j = 0; j < count; j++) {
+        fx[j] = fx[cols - count + j];
+        fy[j] = fy[cols - count + j];
+    }
+    for (Py_ssize_t j = count; j < cols; j++)
+        fx[j] = fy[j] = NAN;
+    return count;
+}
+
+#define KNOT(a, j) (a)[(j) < 0 ? 0 : (j) > cols - 1 ? cols - 1 : (j)]
+
+/* `_read_knots` for one row (`n` knots in fx, fy, NaN to `cols`): the same operations in the
+   same order as the numpy code on the same row, so the same bits */
+static double row_read(const double *fx, const double *fy, Py_ssize_t n, Py_ssize_t cols,
+                       double target, int method, double at_knot)
+{
+    Py_ssize_t knot = -1;
+    for (Py_ssize_t j = 0; j < cols && knot < 0; j++)
+        if (fabs(fx[j] - target) <= at_knot * np_max(fabs(fx[j]), fabs(target)))
+            knot = j;
+    double at = knot >= 0 ? fx[knot] : target;
+    Py_ssize_t last = n - 1 > 0 ? n - 1 : 0;
+    if (!(n > 0 && fx[0] <= at && at <= fx[last]))
+        return NAN;
+    if (knot >= 0)
+        return fy[knot];
+    if (n == 1)
+        return fy[0];
+    Py_ssize_t below = 0;
+    for (Py_ssize_t j = 0; j < cols; j++)
+        below += fx[j] <= at;
+    Py_ssize_t top = n - 2 > 0 ? n - 2 : 0, k = below - 1;
+    k = k < 0 ? 0 : k > top ? top : k;
+    double x0 = KNOT(fx, k), x1 = KNOT(fx, k + 1), y0 = KNOT(fy, k), y1 = KNOT(fy, k + 1);
+    if (method == 1) {
+        double t = (at - x0) / (x1 - x0);
+        return y0 + t * (y1 - y0);
+    }
+    if (method == 2)
+        return at - x0 < x1 - at ? y0 : y1;
+    /* steffen: H, S and the interior slopes as `_steffen` defines them */
+#define H(j) (KNOT(fx, (j) + 1) - KNOT(fx, (j)))
+#define S(j) ((KNOT(fy, (j) + 1) - KNOT(fy, (j))) / H(j))
+    double slopes[2];
+    for (int side = 0; side < 2; side++) {
+        Py_ssize_t i = k + side, pick = n == 2 ? -1 : i == 0 ? 0 : i == n - 1 ? n - 2 : i;
+        double found;
+        if (pick < 0) {
+            found = S(0);
+        } else {
+            Py_ssize_t c = i == 0 ? 1 : pick; /* the interior knot the slope is made from */
+            double h0 = H(c - 1), h1 = H(c), s0 = S(c - 1), s1 = S(c);
+            double p = (s0 * h1 + s1 * h0) / (h0 + h1);
+            double limited = np_min(np_min(fabs(s0), fabs(s1)), 0.5 * fabs(p));
+            double inner = (np_sign(s0) + np_sign(s1)) * limited;
+            if (i == 0)
+                found = (3 * S(0) - inner) / 2;
+            else if (i == n - 1)
+                found = (3 * S(n - 2) - inner) / 2;
+            else
+                found = inner;
+        }
+        slopes[side] = found;
+    }
+    double h = H(k);
+    double t = (at - KNOT(fx, k)) / h;
+    double t2 = t * t, t3 = t * t * t;
+    double raw = (2 * t3 - 3 * t2 + 1) * KNOT(fy, k) + (t3 - 2 * t2 + t) * h * slopes[0] +
+                 (-2 * t3 + 3 * t2) * KNOT(fy, k + 1) + (t3 - t2) * h * slopes[1];
+#undef H
+#undef S
+    return np_min(np_max(raw, fy[last]), fy[0]);
+}
+#undef KNOT
+
+static PyObject *frontier_reads(PyObject *self, PyObject *args)
+{
+    Py_buffer x, y, out;
+    Py_ssize_t rows, cols;
+    double target, at_knot, scale;
+    int method, mirrored;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*nnddipw*", &x, &y, &rows, &cols, &target, &at_knot,
+                          &method, &mirrored, &out))
+        return NULL;
+    double *work = NULL;
+    Py_ssize_t *order = NULL;
+    if (rows < 0 || cols < 1 || !fits8(rows, cols) || method < 0 || method > 2 ||
+        x.itemsize != 8 || x.len != rows * cols * 8 || y.itemsize != 8 || y.len != x.len ||
+        out.itemsize != 8 || out.len != rows * 8 || !PyBuffer_IsContiguous(&x, 'C') ||
+        !PyBuffer_IsContiguous(&y, 'C') || !PyBuffer_IsContiguous(&out, 'C')) {
+        PyErr_SetString(PyExc_ValueError, "frontier_reads: needs rows x cols float64 x and y "
+                                          "(cols >= 1), rows float64 out, method 0-2");
+        goto done;
+    }
+    work = PyMem_Malloc(sizeof(double) * 4 * (size_t)cols);
+    order = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)cols);
+    if (work == NULL || order == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    scale = -1000.0; /* mirrored: -1000 / interactivity, the latency axis in ms, negated */
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        double *xs = work, *ys = work + cols, *fx = work + 2 * cols, *fy = work + 3 * cols;
+        const double *xr = (const double *)x.buf + r * cols, *yr = (const double *)y.buf + r * cols;
+        Py_ssize_t n = row_frontier(xr, yr, cols, xs, ys, order, fx, fy);
+        if (mirrored)
+            for (Py_ssize_t j = 0; j < cols; j++)
+                fx[j] = scale / fx[j];
+        ((double *)out.buf)[r] = row_read(fx, fy, n, cols, target, method, at_knot);
+    }
+    Py_END_ALLOW_THREADS
+done:
+    PyMem_Free(work);
+    PyMem_Free(order);
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&y);
+    PyBuffer_Release(&out);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"draw_counts", draw_counts, METH_VARARGS,
      "draw_counts(capsule, n, rows, out) -> None: `rows` bootstrap resamples of n requests "
@@ -474,6 +662,11 @@ static PyMethodDef methods[] = {
      "order, qs, low, high, sizes) its ranks as percentile_ranks finds them, one row at a "
      "time; returns the state after."},
 #endif
+    {"frontier_reads", frontier_reads, METH_VARARGS,
+     "frontier_reads(x, y, rows, cols, target, at_knot, method, mirrored, out) -> None: each "
+     "row's Pareto frontier of (x, y) read at `target` (method 0 steffen, 1 linear, 2 "
+     "nearest; `mirrored`: along -1000 / x), NaN where unreachable, as "
+     "compute/frontier_batch.py reads it in numpy."},
     {"weighted_sums", weighted_sums, METH_VARARGS,
      "weighted_sums(counts, rows, n, table, out) -> None: out[r, k] = counts[r] . table[k] "
      "(rows x n int64, k x n float64 whole numbers, rows x k float64)."},

@@ -19,3 +19,15 @@ def bootstrap_pcg64(
     metrics: Any,
     /,
 ) -> tuple[int, int, int, int, int, int]: ...
+def frontier_reads(
+    x: Any,
+    y: Any,
+    rows: int,
+    cols: int,
+    target: float,
+    at_knot: float,
+    method: int,
+    mirrored: bool,
+    out: Any,
+    /,
+) -> None: ...
