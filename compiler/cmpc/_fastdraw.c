@@ -309,13 +309,14 @@ static PyObject *weighted_sums(PyObject *self, PyObject *args)
    its quantiles and where each row's ranks and draw count go. */
 typedef struct {
     int in_place;
-    Py_buffer order, qs, low, high, size;
-    int held; /* how many of the buffers above are held (released in this order) */
+    Py_buffer order, qs, values, out;
+    Py_ssize_t stride; /* out's row length: rows and more (the jackknife's columns after) */
+    int held;          /* how many of the buffers above are held (released in this order) */
 } ranked_metric;
 
 static void release_metric(ranked_metric *r)
 {
-    Py_buffer *views[] = {&r->order, &r->qs, &r->low, &r->high, &r->size};
+    Py_buffer *views[] = {&r->order, &r->qs, &r->values, &r->out};
     for (int i = 0; i < r->held; i++)
         PyBuffer_Release(views[i]);
     r->held = 0;
@@ -323,14 +324,14 @@ static void release_metric(ranked_metric *r)
 
 static int take_metric(PyObject *item, ranked_metric *r, Py_ssize_t n, Py_ssize_t rows)
 {
-    PyObject *order, *qs, *low, *high, *size;
+    PyObject *order, *qs, *values, *out;
     r->held = 0;
-    if (!PyArg_ParseTuple(item, "pOOOOO", &r->in_place, &order, &qs, &low, &high, &size))
+    if (!PyArg_ParseTuple(item, "pOOOO", &r->in_place, &order, &qs, &values, &out))
         return -1;
-    PyObject *objects[] = {order, qs, low, high, size};
-    Py_buffer *views[] = {&r->order, &r->qs, &r->low, &r->high, &r->size};
-    for (int i = 0; i < 5; i++) {
-        int flags = i < 2 ? PyBUF_C_CONTIGUOUS : PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE;
+    PyObject *objects[] = {order, qs, values, out};
+    Py_buffer *views[] = {&r->order, &r->qs, &r->values, &r->out};
+    for (int i = 0; i < 4; i++) {
+        int flags = i < 3 ? PyBUF_C_CONTIGUOUS : PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE;
         if (PyObject_GetBuffer(objects[i], views[i], flags) < 0)
             return -1;
         r->held++;
@@ -340,10 +341,11 @@ static int take_metric(PyObject *item, ranked_metric *r, Py_ssize_t n, Py_ssize_
         }
     }
     Py_ssize_t m = r->order.len / 8, nq = r->qs.len / 8;
-    if ((r->in_place ? m != n : (m < 1 || m > n)) || !fits8(nq, rows) ||
-        r->low.len != nq * rows * 8 || r->high.len != nq * rows * 8 || r->size.len != rows * 8) {
+    r->stride = nq > 0 ? r->out.len / 8 / nq : 0;
+    if ((r->in_place ? m != n : (m < 1 || m > n)) || r->values.len != m * 8 || nq < 1 ||
+        r->stride < rows || r->out.len != nq * r->stride * 8) {
         PyErr_SetString(PyExc_ValueError, "bootstrap_pcg64: a metric needs 1 <= m <= n ranks, "
-                                          "len(qs) x rows low and high, rows sizes");
+                                          "m values, len(qs) >= 1 rows of at least `rows` out");
         return -1;
     }
     const int64_t *at = r->order.buf;
@@ -357,8 +359,9 @@ static int take_metric(PyObject *item, ranked_metric *r, Py_ssize_t n, Py_ssize_
 
 /* The bootstrap's rows one at a time, each drawn, counted, summed and ranked while its n
    counts are in the first-level cache: the same draws as draw_counts_pcg64 (row after row
-   from the one stream), the same sums as weighted_sums and the same ranks as
-   percentile_ranks, without the rows x n counts between them. */
+   from the one stream), the same sums as weighted_sums, the same ranks as percentile_ranks
+   and the same percentiles from them as resample.py `_from_ranks`, without the rows x n
+   counts between them. */
 static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
 {
     unsigned long long state_hi, state_lo, inc_hi, inc_lo, word;
@@ -373,7 +376,7 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
     PyObject *items = PySequence_Fast(metrics, "bootstrap_pcg64: metrics must be a sequence");
     Py_ssize_t count = items ? PySequence_Fast_GET_SIZE(items) : 0, taken = 0;
     ranked_metric *ranked = items ? PyMem_Calloc((size_t)count + 1, sizeof(ranked_metric)) : NULL;
-    int64_t *counts = NULL, *ordered = NULL;
+    int64_t *counts = NULL, *ordered = NULL, *ranks = NULL;
     wanted *want = NULL;
     Py_ssize_t k = n > 0 ? table.len / 8 / n : 0, most_q = 0;
     if (items == NULL || ranked == NULL) {
@@ -400,7 +403,8 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
     counts = PyMem_Malloc(sizeof(int64_t) * (size_t)n);
     ordered = PyMem_Malloc(sizeof(int64_t) * (size_t)n);
     want = PyMem_Malloc(sizeof(wanted) * (size_t)(2 * most_q + 1));
-    if (counts == NULL || ordered == NULL || want == NULL) {
+    ranks = PyMem_Malloc(sizeof(int64_t) * (size_t)(2 * most_q + 1));
+    if (counts == NULL || ordered == NULL || want == NULL || ranks == NULL) {
         PyErr_NoMemory();
         goto done;
     }
@@ -434,9 +438,15 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
                     total += ordered[j] = counts[at[j]];
                 row = ordered;
             }
-            ((int64_t *)metric->size.buf)[r] = total;
-            row_ranks(row, m, total, metric->qs.buf, nq, want, (int64_t *)metric->low.buf + r,
-                      (int64_t *)metric->high.buf + r, rows);
+            const double *q = metric->qs.buf, *values = metric->values.buf;
+            double *out = (double *)metric->out.buf + r;
+            row_ranks(row, m, total, q, nq, want, ranks, ranks + nq, 1);
+            /* resample.py `_from_ranks`: the lerp between the two ranks, as numpy computes it */
+            for (Py_ssize_t at = 0; at < nq; at++) {
+                double virtual = (double)(total - 1) * q[at], below = floor(virtual);
+                double lo = values[ranks[at]], hi = values[ranks[nq + at]];
+                out[at * metric->stride] = total > 0 ? lo + (hi - lo) * (virtual - below) : NAN;
+            }
         }
     }
     Py_END_ALLOW_THREADS
@@ -450,6 +460,7 @@ done:
     PyMem_Free(counts);
     PyMem_Free(ordered);
     PyMem_Free(want);
+    PyMem_Free(ranks);
     Py_XDECREF(items);
     PyBuffer_Release(&table);
     PyBuffer_Release(&sums);
@@ -659,8 +670,8 @@ static PyMethodDef methods[] = {
      "bootstrap_pcg64(state, n, rows, table, sums, metrics) -> state: `rows` bootstrap rows "
      "drawn from a PCG64 state as draw_counts_pcg64 draws them, each row's counts times each "
      "row of `table` into `sums` (rows x k) as weighted_sums, and for each metric (in_place, "
-     "order, qs, low, high, sizes) its ranks as percentile_ranks finds them, one row at a "
-     "time; returns the state after."},
+     "order, qs, values, out) its `linear` percentiles into out's first `rows` columns "
+     "(len(qs) x stride), one row at a time; returns the state after."},
 #endif
     {"frontier_reads", frontier_reads, METH_VARARGS,
      "frontier_reads(x, y, rows, cols, target, at_knot, method, mirrored, out) -> None: each "

@@ -237,11 +237,12 @@ def test_the_fused_bootstrap_is_used_and_moves_the_stream_as_the_blocks_do():
 def test_bad_fused_bootstrap_arguments_are_errors_not_crashes():
     state = (0, 1, 0, 1, False, 0)
     table, sums = np.ones((1, 5)), np.zeros((3, 1))
-    low, size = np.zeros((1, 3), dtype=np.int64), np.zeros(3, dtype=np.int64)
-    q = np.array([0.5])
+    q, out = np.array([0.5]), np.zeros((1, 4))  # a row of 3 replicates, one column more
 
-    def metric(order):
-        return (False, np.asarray(order, dtype=np.int64), q, low, low.copy(), size)
+    def metric(order, values=None, found=out):
+        order = np.asarray(order, dtype=np.int64)
+        values = np.arange(float(order.size)) if values is None else values
+        return (False, order, q, values, found)
 
     for call in (
         lambda: _fastdraw.bootstrap_pcg64(state, 0, 3, np.zeros(0), np.zeros(0), []),
@@ -250,9 +251,15 @@ def test_bad_fused_bootstrap_arguments_are_errors_not_crashes():
         lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([-1])]),
         lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([])]),
         lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [(True, *metric([0])[1:])]),
-        lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([0])[:5]]),
+        lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([0])[:4]]),
+        lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([0], np.ones(2))]),
+        lambda: _fastdraw.bootstrap_pcg64(
+            state, 5, 3, table, sums, [metric([0], found=np.zeros((1, 2)))]
+        ),
     ):
         with pytest.raises((ValueError, TypeError)):
             call()
     _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([4, 0])])  # valid: no error
-    assert (sums == 5).all() and ((size >= 0) & (size <= 5)).all()  # every row drew 5
+    assert (sums == 5).all()  # every row drew 5 requests
+    drew = out[0, :3]  # each row's median of values 0 and 1 drawn: 0, 0.5 or 1; none: NaN
+    assert np.isin(drew[np.isfinite(drew)], [0.0, 0.5, 1.0]).all() and out[0, 3] == 0
