@@ -460,7 +460,8 @@ def _times_power_of_two(values: np.ndarray, exponents: np.ndarray) -> np.ndarray
     if exponents.size and np.abs(exponents).max() <= 1000:  # 2**+-1000: normal doubles
         scaled: np.ndarray = values * np.ldexp(1.0, exponents)
         return scaled
-    return np.ldexp(values, exponents)
+    exact: np.ndarray = np.ldexp(values, exponents)
+    return exact
 
 
 def _constant(column: np.ndarray) -> bool:
