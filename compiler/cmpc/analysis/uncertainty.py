@@ -215,6 +215,10 @@ def read_replicates(
     size = reps.resamples
     lat = np.stack([r.latency_s for r in reps.runs])  # (runs, replicates + jackknife)
     tput = np.stack([r.per_gpu for r in reps.runs])
+    if all(len(group) < 2 for group in reps.groups):  # no repetitions: every run stands in
+        # for itself (`drawn` would be each row's 0..runs-1): the same values, no gather
+        speed = np.ascontiguousarray(speed_of(lat[:, :size]).T)  # (replicates, runs)
+        return Reads(read_rows(comparison, speed, np.ascontiguousarray(tput[:, :size].T)), point)
     drawn = reps.drawn(comparison.uncertainty.seed)
     columns = np.arange(size)[:, None]
     speed = speed_of(lat[:, :size]).T[columns, drawn]  # (replicates, runs)
