@@ -12,18 +12,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cmpc import lazy
 from cmpc.compute.calculator import hermite_basis
 from cmpc.compute.frontier import AT_KNOT
-
-try:  # optional C reads (setup.py): numpy's operations in the same order, row by row
-    from cmpc import _fastdraw
-except ImportError:  # pragma: no cover - not built: the numpy code below serves
-    _fastdraw = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:  # as in compute/frontier.py: numpy.typing would load numpy at import
     from numpy.typing import NDArray
 
+    from cmpc import _fastdraw
+
     Floats = NDArray[np.float64]
+else:  # the optional C reads (setup.py), loaded at the first batch read (a warm rebuild has none)
+    _fastdraw = lazy.module("cmpc._fastdraw")
 
 BATCH_METHODS = ("steffen", "linear", "nearest", "calculator")
 C_METHODS = {"steffen": 0, "linear": 1, "nearest": 2}  # _fastdraw.frontier_reads' codes
@@ -67,7 +67,11 @@ def _c_reads(x: Floats, y: Floats, target: float, method: str, mirrored: bool) -
     """`read_batch` (or, `mirrored`, `read_batch_latency` at -`target`) by one C pass over the
     rows, the same bits as the numpy code; None when the C module or the method is not there."""
     code = C_METHODS.get(method)
-    if _fastdraw is None or code is None or not hasattr(_fastdraw, "frontier_reads"):
+    if _fastdraw is None or code is None:
+        return None
+    try:
+        c_reads = _fastdraw.frontier_reads
+    except (ImportError, AttributeError):  # not built: the numpy code serves
         return None
     xs = np.ascontiguousarray(x, dtype=float)
     ys = np.ascontiguousarray(y, dtype=float)
@@ -75,7 +79,7 @@ def _c_reads(x: Floats, y: Floats, target: float, method: str, mirrored: bool) -
         return None
     out = np.empty(xs.shape[0])
     rows, cols = xs.shape
-    _fastdraw.frontier_reads(xs, ys, rows, cols, float(target), AT_KNOT, code, mirrored, out)
+    c_reads(xs, ys, rows, cols, float(target), AT_KNOT, code, mirrored, out)
     return out
 
 
