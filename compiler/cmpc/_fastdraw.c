@@ -12,8 +12,9 @@
 #include <Python.h>
 /* frontier_reads repeats numpy's float operations one by one: a fused multiply-add would round
    once where numpy rounds twice (GCC contracts by default where the target has FMA) */
+#if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
-#if defined(__GNUC__) && !defined(__clang__)
+#elif defined(__GNUC__)
 #pragma GCC optimize("fp-contract=off")
 #endif
 #include <math.h>
