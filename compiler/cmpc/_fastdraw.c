@@ -325,9 +325,14 @@ static void release_metric(ranked_metric *r)
 
 static int take_metric(PyObject *item, ranked_metric *r, Py_ssize_t n, Py_ssize_t rows)
 {
-    PyObject *order, *qs, *values, *out;
+    PyObject *flag, *order, *qs, *values, *out;
     r->held = 0;
-    if (!PyArg_ParseTuple(item, "pOOOO", &r->in_place, &order, &qs, &values, &out))
+    if (!PyTuple_Check(item)) {
+        PyErr_SetString(PyExc_TypeError, "bootstrap_pcg64: each metric is a tuple "
+                                         "(in_place, order, qs, values, out)");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(item, "OOOOO", &flag, &order, &qs, &values, &out))
         return -1;
     PyObject *objects[] = {order, qs, values, out};
     Py_buffer *views[] = {&r->order, &r->qs, &r->values, &r->out};
@@ -341,6 +346,9 @@ static int take_metric(PyObject *item, ranked_metric *r, Py_ssize_t n, Py_ssize_
             return -1;
         }
     }
+    /* its truth last, once the buffers are held: __bool__ runs Python code */
+    if ((r->in_place = PyObject_IsTrue(flag)) < 0)
+        return -1;
     Py_ssize_t m = r->order.len / 8, nq = r->qs.len / 8;
     r->stride = nq > 0 ? r->out.len / 8 / nq : 0;
     if ((r->in_place ? m != n : (m < 1 || m > n)) || r->values.len != m * 8 || nq < 1 ||
@@ -374,8 +382,9 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "(KKKKpK)nny*w*O", &state_hi, &state_lo, &inc_hi, &inc_lo,
                           &has_word, &word, &n, &rows, &table, &sums, &metrics))
         return NULL;
-    PyObject *items = PySequence_Fast(metrics, "bootstrap_pcg64: metrics must be a sequence");
-    Py_ssize_t count = items ? PySequence_Fast_GET_SIZE(items) : 0, taken = 0;
+    /* a tuple of its own: the caller's list could change (an item's __bool__) while it is read */
+    PyObject *items = PySequence_Tuple(metrics);
+    Py_ssize_t count = items ? PyTuple_GET_SIZE(items) : 0, taken = 0;
     ranked_metric *ranked = items ? PyMem_Calloc((size_t)count + 1, sizeof(ranked_metric)) : NULL;
     int64_t *counts = NULL, *ordered = NULL, *ranks = NULL;
     wanted *want = NULL;
@@ -394,7 +403,7 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
         goto done;
     }
     for (; taken < count; taken++) {
-        if (take_metric(PySequence_Fast_GET_ITEM(items, taken), &ranked[taken], n, rows) < 0) {
+        if (take_metric(PyTuple_GET_ITEM(items, taken), &ranked[taken], n, rows) < 0) {
             taken++; /* its buffers held so far are released below */
             goto done;
         }
