@@ -495,6 +495,52 @@ static inline double np_sign(double v)
     return v > 0 ? 1.0 : v < 0 ? -1.0 : v == 0 ? 0.0 : v;
 }
 
+/* whether point a sorts before point b in lexsort((-ys, xs)): xs holds no NaN (an unusable
+   point is +inf) and ys none (-inf), so this is a strict weak order; -0.0 ties with 0.0, as
+   numpy's comparisons have it */
+static inline int point_before(const double *xs, const double *ys, Py_ssize_t a, Py_ssize_t b)
+{
+    return xs[a] < xs[b] || (xs[a] == xs[b] && -ys[a] < -ys[b]);
+}
+
+#define SORT_RUN 16 /* points per run sorted by insertion before the merges */
+
+/* order = 0..cols-1 stably sorted as lexsort((-ys, xs)) sorts them, in O(cols log cols):
+   insertion-sorted runs, then bottom-up merges that take the left run's point on a tie;
+   `spare` has room for cols indices */
+static void sort_points(const double *xs, const double *ys, Py_ssize_t cols, Py_ssize_t *order,
+                        Py_ssize_t *spare)
+{
+    for (Py_ssize_t start = 0; start < cols; start += SORT_RUN) {
+        Py_ssize_t end = start + SORT_RUN < cols ? start + SORT_RUN : cols;
+        for (Py_ssize_t a = start; a < end; a++) {
+            Py_ssize_t b = a;
+            for (; b > start && point_before(xs, ys, a, order[b - 1]); b--)
+                order[b] = order[b - 1];
+            order[b] = a;
+        }
+    }
+    Py_ssize_t *from = order, *to = spare;
+    for (Py_ssize_t width = SORT_RUN; width < cols; width *= 2) {
+        for (Py_ssize_t lo = 0; lo < cols; lo += 2 * width) {
+            Py_ssize_t mid = lo + width < cols ? lo + width : cols;
+            Py_ssize_t hi = mid + width < cols ? mid + width : cols;
+            Py_ssize_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                to[k++] = point_before(xs, ys, from[j], from[i]) ? from[j++] : from[i++];
+            while (i < mid)
+                to[k++] = from[i++];
+            while (j < hi)
+                to[k++] = from[j++];
+        }
+        Py_ssize_t *swap = from;
+        from = to;
+        to = swap;
+    }
+    if (from != order)
+        memcpy(order, from, sizeof(Py_ssize_t) * (size_t)cols);
+}
+
 /* One row's frontier knots as compute/frontier_batch.py `frontiers` finds them: the usable
    points by interactivity, the highest throughput of each, kept while above every later one;
    fx and fy get the `count` knots then NaN to `cols`. */
@@ -507,17 +553,7 @@ static Py_ssize_t row_frontier(const double *x, const double *y, Py_ssize_t cols
         ys[j] = usable ? y[j] : -INFINITY;
     }
     /* lexsort((-ys, xs)): by interactivity, then by throughput falling; stable */
-    for (Py_ssize_t a = 0; a < cols; a++) {
-        Py_ssize_t held = a, b = a;
-        order[a] = a;
-        for (; b > 0; b--) {
-            Py_ssize_t o = order[b - 1];
-            if (!(xs[o] > xs[held] || (xs[o] == xs[held] && -ys[o] > -ys[held])))
-                break;
-            order[b] = o;
-        }
-        order[b] = held;
-    }
+    sort_points(xs, ys, cols, order, order + cols);
     /* later: the highest throughput after each sorted point (only the first at each
        interactivity counts); a point is kept above it */
     double later = -INFINITY;
@@ -631,7 +667,7 @@ static PyObject *frontier_reads(PyObject *self, PyObject *args)
         goto done;
     }
     work = PyMem_Malloc(sizeof(double) * 4 * (size_t)cols);
-    order = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)cols);
+    order = PyMem_Malloc(sizeof(Py_ssize_t) * 2 * (size_t)cols); /* the sort's and its spare */
     if (work == NULL || order == NULL) {
         PyErr_NoMemory();
         goto done;
