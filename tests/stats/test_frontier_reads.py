@@ -155,3 +155,20 @@ def test_many_points_per_row_are_not_quadratic(monkeypatch):
     in_numpy = time.process_time() - start
     assert fast.tobytes() == slow.tobytes()
     assert in_c < in_numpy, (in_c, in_numpy)
+
+
+@pytest.mark.parametrize("method", [*METHODS, "calculator"])
+def test_batch_reads_call_the_c_reads_once_for_its_methods(method, monkeypatch):
+    # the C reads serve steffen, linear and nearest on either axis; calculator stays in numpy
+    calls = []
+    real = frontier_batch._fastdraw.frontier_reads
+
+    def spy(*args):
+        calls.append(args[7])  # mirrored: along latency
+        return real(*args)
+
+    monkeypatch.setattr(frontier_batch._fastdraw, "frontier_reads", spy)
+    x, y = _points(7, rows=50)
+    read_batch(x, y, 50.0, method)
+    read_batch_latency(x, y, 20.0, method)
+    assert calls == ([] if method == "calculator" else [False, True])
