@@ -11,11 +11,10 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 /* frontier_reads repeats numpy's float operations one by one: a fused multiply-add would round
-   once where numpy rounds twice (GCC contracts by default where the target has FMA) */
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
+   once where numpy rounds twice. setup.py compiles this file with -ffp-contract=off (GCC and
+   clang; GCC contracts by default where the target has FMA); MSVC has its pragma */
+#if defined(_MSC_VER)
+#pragma fp_contract(off)
 #endif
 #include <math.h>
 #include <stdint.h>
