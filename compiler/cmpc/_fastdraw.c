@@ -333,6 +333,20 @@ done:
     return result;
 }
 
+/* one row of counts times one column of values: whole numbers, exact in any order while
+   below 2**53, so four running sums (the one definition weighted_sums and bootstrap_pcg64 share) */
+static inline double counts_dot(const int64_t *row, const double *values, Py_ssize_t n)
+{
+    double acc[4] = {0.0, 0.0, 0.0, 0.0};
+    Py_ssize_t j = 0;
+    for (; j + 4 <= n; j += 4)
+        for (int lane = 0; lane < 4; lane++)
+            acc[lane] += (double)row[j + lane] * values[j + lane];
+    for (; j < n; j++)
+        acc[0] += (double)row[j] * values[j];
+    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
 static PyObject *weighted_sums(PyObject *self, PyObject *args)
 {
     Py_buffer counts, table, out;
@@ -359,18 +373,8 @@ static PyObject *weighted_sums(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t r = 0; r < rows; r++) {
         const int64_t *row = c + r * n;
-        for (Py_ssize_t col = 0; col < k; col++) {
-            const double *values = v + col * n;
-            /* whole numbers: exact in any order while below 2**53, so four running sums */
-            double acc[4] = {0.0, 0.0, 0.0, 0.0};
-            Py_ssize_t j = 0;
-            for (; j + 4 <= n; j += 4)
-                for (int lane = 0; lane < 4; lane++)
-                    acc[lane] += (double)row[j + lane] * values[j + lane];
-            for (; j < n; j++)
-                acc[0] += (double)row[j] * values[j];
-            sum[r * k + col] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-        }
+        for (Py_ssize_t col = 0; col < k; col++)
+            sum[r * k + col] = counts_dot(row, v + col * n, n);
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&counts);
@@ -501,17 +505,8 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t r = 0; r < rows; r++) {
         COUNT_DRAWS(counts, n * 8, n, 1, pcg64_next32, &g);
-        for (Py_ssize_t col = 0; col < k; col++) { /* as weighted_sums */
-            const double *values = v + col * n;
-            double acc[4] = {0.0, 0.0, 0.0, 0.0};
-            Py_ssize_t j = 0;
-            for (; j + 4 <= n; j += 4)
-                for (int lane = 0; lane < 4; lane++)
-                    acc[lane] += (double)counts[j + lane] * values[j + lane];
-            for (; j < n; j++)
-                acc[0] += (double)counts[j] * values[j];
-            sum[r * k + col] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-        }
+        for (Py_ssize_t col = 0; col < k; col++) /* as weighted_sums */
+            sum[r * k + col] = counts_dot(counts, v + col * n, n);
         for (Py_ssize_t i = 0; i < count; i++) { /* as percentile_ranks */
             ranked_metric *metric = &ranked[i];
             Py_ssize_t m = metric->order.len / 8, nq = metric->qs.len / 8;
