@@ -7,6 +7,7 @@ record limits) on one axis; its pieces share the buffer and the limit checks of 
 from __future__ import annotations
 
 import functools
+import io
 import json
 import os
 import re
@@ -92,7 +93,10 @@ class _File:
 
     def __init__(self, handle):
         self.handle = handle
-        self.size = os.fstat(handle.fileno()).st_size
+        try:
+            self.size = os.fstat(handle.fileno()).st_size
+        except io.UnsupportedOperation:  # bytes read ahead into memory (readpass.Held)
+            self.size = handle.seek(0, os.SEEK_END)
         self._buffer: bytearray | None = None
         self._base = self._held = 0  # the buffer holds the file's bytes [_base, _base + _held)
 
