@@ -206,19 +206,18 @@ class Cache:
 
     def put(self, key: Key, reduced: Reduced) -> None:
         """Store atomically; a failure only costs speed."""
-        body = _encoded_body(reduced)
+        self.put_encoded(key, _encoded_body(reduced), _summary(reduced), _entry_bytes())
+
+    def put_encoded(self, key: Key, body: bytes, summary: JsonObject, limit: int) -> None:
+        """`put` of an entry whose body and summary are made: its header (the body's SHA-256)
+        and the write, which cachewrite's thread makes (hashlib releases the GIL)."""
         header = _canonical(
-            {
-                "key": key.to_json(),
-                "sha256": hashlib.sha256(body).hexdigest(),
-                "summary": _summary(reduced),
-            }
+            {"key": key.to_json(), "sha256": hashlib.sha256(body).hexdigest(), "summary": summary}
         )
-        data = header + b"\n" + body
-        if len(data) > _entry_bytes():
+        if len(header) + 1 + len(body) > limit:
             return  # get() would refuse it
         digest = key.digest()
-        self.store(("entries", digest[:2]), f"{digest}.json", data)
+        self.store(("entries", digest[:2]), f"{digest}.json", header + b"\n" + body)
 
     def store(self, folders: tuple[str, ...], name: str, data: bytes) -> None:
         """Write `root/folders.../name` atomically, making the folders; a failure costs speed
