@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
 from cmpc.build.pipeline import build_spec
+from cmpc.outcome import Outcome
 
 FIXTURES = Path(__file__).resolve().parents[1] / "conformance" / "fixtures"
 MLPERF = FIXTURES / "mlperf" / "6.0.17"
@@ -102,3 +104,32 @@ def test_an_invalid_loadgen_result_is_flagged_in_the_build(tmp_path):
     assert len(invalid) == 1 and "performance constraints" in invalid[0].message
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert any("W322" in json.dumps(w) for w in results["warnings"])
+
+
+@pytest.mark.parametrize("change", ["appears", "edited"])
+def test_a_systems_json_changed_after_a_cached_build_is_read_again(tmp_path, change):
+    # the cache key holds the systems JSON's hash: an entry made without it (or with other
+    # contents) is not served once it changes
+    spec = _tree(tmp_path, "server-valid")
+    box = tmp_path / "sub" / "systems" / "box.json"
+    if change == "appears":
+        box.unlink()
+    else:
+        box.write_text(json.dumps(dict(SYSTEM, accelerators_per_node="2")))
+
+    def file_gpus(outcome: Outcome) -> list[str]:
+        """The GPU counts W512 says the loadgen run's file holds (none: it agrees with 8)."""
+        assert outcome.code == 0, outcome.diagnostics
+        return [
+            re.findall(r"counts (\d+)", d.message)[-1]
+            for d in outcome.diagnostics
+            if d.code == "W512" and "`loadgen`" in d.message
+        ]
+
+    cached = {"use_cache": True, "cache_dir": str(tmp_path / "cache")}
+    first = build_spec(str(spec), out_dir=str(tmp_path / "out"), render=False, **cached)
+    assert file_gpus(first) == ([] if change == "appears" else ["2"])
+    box.write_text(json.dumps(dict(SYSTEM, accelerators_per_node="4")))  # not the spec's 8
+    second = build_spec(str(spec), out_dir=str(tmp_path / "out"), render=False, **cached)
+    assert any((tmp_path / "cache" / "entries").iterdir())  # the first build's entries
+    assert file_gpus(second) == ["4"]

@@ -20,9 +20,9 @@ DIGESTS = {
     'fleet.md.j2': 'f33c73cd1779062acd7d6a757b605e2daca1ae9eb0edb8afea4400a5417a1e21',
     'headline.md.j2': 'fec06c15f8aecb71f849c037cac9087b93a80f31904af9ef2230e45ddd2e2843',
     'provenance.md.j2': '0a8a6ac6ea759e6ef0e48b2925dfd8d5df43b7df9f5c7daef8156f5b6ae24c58',
-    'report.md.j2': '7196592020aaff3bb40d5450fd8b347d3a7c14ed82676eda91b5ddc97a419d58',
+    'report.md.j2': '0a8502ba9813091eecf158baf94206851c64bde7060d27fce4c82e13cda2cc9c',
     'sensitivity.md.j2': '9c520ba159e6af5787d9116ca58ba4651fb5afa27844a27b3cef6d082d89d4d2',
-    'uncertainty.md.j2': '662df32dc03dcdd54125f16014d279663505de0d5c85acbd10768b0eb8edf309',
+    'uncertainty.md.j2': '13dc1db2116d73119dc672b28b4b6ae12abbe572cb39122718d88b6d1f59fd12',
 }
 MODULES = {
     'environment.py': '5df8292948db4a7ee128eb05fdfa6806e48cd13e2629f2e41b04c02f2787ec75',
@@ -967,10 +967,16 @@ def _report_md_j2(environment):
                 yield str(environment.finalize(environment.getattr(environment.getattr((undefined(name='report') if l_0_report is missing else l_0_report), 'iso'), 'axis_words')))
                 yield ' ('
                 yield str(environment.finalize(environment.getattr(environment.getattr((undefined(name='report') if l_0_report is missing else l_0_report), 'iso'), 'method')))
-                yield ' read on each frontier[^latency]); the target row is in bold'
-                if environment.getattr(environment.getattr((undefined(name='report') if l_0_report is missing else l_0_report), 'iso'), 'reverses'):
+                yield ' read on each frontier[^latency])'
+                if environment.getattr(environment.getattr((undefined(name='report') if l_0_report is missing else l_0_report), 'iso'), 'target_row'):
                     pass
-                    yield ', and **the lead reverses within this range**'
+                    yield '; the target row is in bold'
+                    if environment.getattr(environment.getattr((undefined(name='report') if l_0_report is missing else l_0_report), 'iso'), 'reverses'):
+                        pass
+                        yield ', and **the lead reverses within this range**'
+                elif environment.getattr(environment.getattr((undefined(name='report') if l_0_report is missing else l_0_report), 'iso'), 'reverses'):
+                    pass
+                    yield '; **the lead reverses within this range**'
                 yield '.\n\n| '
                 yield str(environment.finalize(environment.getattr(environment.getattr((undefined(name='report') if l_0_report is missing else l_0_report), 'iso'), 'axis')))
                 yield ' | '
@@ -1148,7 +1154,7 @@ def _report_md_j2(environment):
         l_1_key = l_1_text = missing
 
     blocks = {}
-    debug_info = '2=20&4=22&8=25&9=28&12=30&14=37&15=40&18=46&21=49&22=52&23=55&26=60&28=68&30=74&31=78&35=90&36=93&37=96&39=100&41=104&42=108&47=121&48=124&50=126&52=138&54=144&55=147&56=150&58=161&63=174&68=177&69=181&75=201&76=206&78=210&79=213&80=219&81=221&86=227&87=230&89=237&96=245&97=251&98=257&99=263&100=269&102=275&103=277&105=283&106=289&107=291&109=297&110=303&111=307'
+    debug_info = '2=20&4=22&8=25&9=28&12=30&14=37&15=40&18=46&21=49&22=52&23=55&26=60&28=68&30=74&31=78&35=90&36=93&37=96&39=100&41=104&42=108&47=121&48=124&50=126&52=144&54=150&55=153&56=156&58=167&63=180&68=183&69=187&75=207&76=212&78=216&79=219&80=225&81=227&86=233&87=236&89=243&96=251&97=257&98=263&99=269&100=275&102=281&103=283&105=289&106=295&107=297&109=303&110=309&111=313'
     return root, blocks, debug_info
 
 
@@ -1292,9 +1298,17 @@ def _uncertainty_md_j2(environment):
             yield '## How sure\n\n'
             if environment.getattr((undefined(name='iv') if l_0_iv is missing else l_0_iv), 'measured'):
                 pass
-                yield "Each system's throughput per GPU at the target with its "
-                yield str(environment.finalize(environment.getattr((undefined(name='iv') if l_0_iv is missing else l_0_iv), 'level')))
-                yield ' interval[^ci]; "reached" is the share of replicates whose frontier reaches the target; run-to-run variation is measured only where a load has repetitions.\n\n| System | Read (tok/s/gpu) | '
+                if environment.getattr((undefined(name='iv') if l_0_iv is missing else l_0_iv), 'target'):
+                    pass
+                    yield "Each system's throughput per GPU at the target with its "
+                    yield str(environment.finalize(environment.getattr((undefined(name='iv') if l_0_iv is missing else l_0_iv), 'level')))
+                    yield ' interval[^ci]; "reached" is the share of replicates whose frontier reaches the target'
+                else:
+                    pass
+                    yield "Each system's throughput per GPU at its peak (no latency target is declared) with its "
+                    yield str(environment.finalize(environment.getattr((undefined(name='iv') if l_0_iv is missing else l_0_iv), 'level')))
+                    yield ' interval[^ci]; "reached" is the share of replicates whose frontier could be read'
+                yield '; run-to-run variation is measured only where a load has repetitions.\n\n| System | Read (tok/s/gpu) | '
                 yield str(environment.finalize(environment.getattr((undefined(name='iv') if l_0_iv is missing else l_0_iv), 'level')))
                 yield ' interval | Reached | Run-to-run |\n|---|---|---|---|---|\n'
                 for l_1_r in environment.getattr((undefined(name='iv') if l_0_iv is missing else l_0_iv), 'rows'):
@@ -1355,7 +1369,7 @@ def _uncertainty_md_j2(environment):
                 yield '\n'
 
     blocks = {}
-    debug_info = '1=19&2=22&5=25&6=28&8=30&10=32&11=36&15=52&18=55&23=70&24=74'
+    debug_info = '1=19&2=22&5=25&6=27&8=38&10=40&11=44&15=60&18=63&23=78&24=82'
     return root, blocks, debug_info
 
 
@@ -1368,7 +1382,7 @@ TEMPLATES = {
     'fleet.md.j2': (_fleet_md_j2, 416, 558, '1=19&2=22&5=25&6=27&7=30&9=44&11=48&12=52&16=66&17=70&20=79&21=82&25=86&26=89&28=93&30=95&31=98&32=101&34=108&39=126&40=130&44=135&45=138'),
     'headline.md.j2': (_headline_md_j2, 561, 738, '1=19&2=22&3=24&4=27&6=46&8=59&9=61&11=77&14=93&16=109&18=126&19=128&21=131&23=133&25=136&27=138&29=141&31=143&33=146&35=148&37=151&39=153&41=156&43=158&45=161&47=163&48=166&50=173'),
     'provenance.md.j2': (_provenance_md_j2, 741, 835, '1=13&4=17&5=21&6=25&7=29&12=41&14=44&15=48&19=52&22=55&23=59&31=76&32=80'),
-    'report.md.j2': (_report_md_j2, 838, 1152, '2=20&4=22&8=25&9=28&12=30&14=37&15=40&18=46&21=49&22=52&23=55&26=60&28=68&30=74&31=78&35=90&36=93&37=96&39=100&41=104&42=108&47=121&48=124&50=126&52=138&54=144&55=147&56=150&58=161&63=174&68=177&69=181&75=201&76=206&78=210&79=213&80=219&81=221&86=227&87=230&89=237&96=245&97=251&98=257&99=263&100=269&102=275&103=277&105=283&106=289&107=291&109=297&110=303&111=307'),
-    'sensitivity.md.j2': (_sensitivity_md_j2, 1155, 1266, '1=13&2=16&5=19&6=22&8=37&13=50&14=53&15=56&17=91&21=99&22=101&25=103&26=105&29=107'),
-    'uncertainty.md.j2': (_uncertainty_md_j2, 1269, 1359, '1=19&2=22&5=25&6=28&8=30&10=32&11=36&15=52&18=55&23=70&24=74'),
+    'report.md.j2': (_report_md_j2, 838, 1158, '2=20&4=22&8=25&9=28&12=30&14=37&15=40&18=46&21=49&22=52&23=55&26=60&28=68&30=74&31=78&35=90&36=93&37=96&39=100&41=104&42=108&47=121&48=124&50=126&52=144&54=150&55=153&56=156&58=167&63=180&68=183&69=187&75=207&76=212&78=216&79=219&80=225&81=227&86=233&87=236&89=243&96=251&97=257&98=263&99=269&100=275&102=281&103=283&105=289&106=295&107=297&109=303&110=309&111=313'),
+    'sensitivity.md.j2': (_sensitivity_md_j2, 1161, 1272, '1=13&2=16&5=19&6=22&8=37&13=50&14=53&15=56&17=91&21=99&22=101&25=103&26=105&29=107'),
+    'uncertainty.md.j2': (_uncertainty_md_j2, 1275, 1373, '1=19&2=22&5=25&6=27&8=38&10=40&11=44&15=60&18=63&23=78&24=82'),
 }

@@ -163,13 +163,23 @@ def _fn_latency(ctx: Context) -> Md:
     if pooled is not None:
         parts.append(pooled)
     read = lat.get("read") or "steffen"
-    parts.append(
-        Md(
-            "Read: {}; nothing is extrapolated: a target harder than every measured point is "
-            "unreachable, one easier than every point is met and read as a lower bound (the best "
-            "throughput measured beyond it)."
-        ).format(READS.get(read) or escape(read))
-    )
+    how = READS.get(read) or escape(read)
+    if ctx.target():
+        parts.append(
+            Md(
+                "Read: {}; nothing is extrapolated: a target harder than every measured point is "
+                "unreachable, one easier than every point is met and read as a lower bound (the "
+                "best throughput measured beyond it)."
+            ).format(how)
+        )
+    else:
+        parts.append(
+            Md(
+                "Read: with no target each system's figure is its frontier's peak, a measured "
+                "point; rows at equal {} are read by {}, each row's value standing for the "
+                "target, and only within the range both frontiers cover."
+            ).format(Md("latency" if by_latency(ctx) else "interactivity"), how)
+        )
     reported = [n for n in ctx.order if get_in(ctx.systems, n, "data") == "reported"]
     if reported:
         stats = {ctx.ir_systems.get(n, {}).get("reported", {}).get("statistic") for n in reported}

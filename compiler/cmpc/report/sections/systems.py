@@ -553,6 +553,7 @@ def iso_interactivity(ctx: Context) -> JsonObject | None:
         "method": escape(method),
         "rows": rows,
         "reverses": len(leads) > 1,
+        "target_row": any(r["target"] for r in rows),
         "axis": axis_header(ctx),
         "axis_word": Md("latency" if along else "interactivity"),
         "axis_words": Md("latencies" if along else "interactivities"),

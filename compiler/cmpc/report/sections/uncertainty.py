@@ -144,25 +144,30 @@ def footnote(ctx: Context) -> Md | None:
     u = ctx.results.get("uncertainty") or {}
     if not u.get("enabled"):
         return Md("Intervals are off (`uncertainty off`): no figure carries an interval.")
-    parts = [
-        Md(
-            "Intervals: {} bootstrap {} intervals, {} resamples, seed {}. Each replicate "
-            "resamples every run's requests (with replacement), lets a closed-loop run's "
-            "duration follow its resampled mean end-to-end latency (an open-loop run's is held), "
-            "rebuilds each system's frontier and reads it at the target, so the ratio's interval "
-            "holds every run's variation. Replicates whose frontier misses the target are left "
-            "out{}. See docs/statistics.md."
-        ).format(
-            Md(confidence_level(ctx)),
-            escape(METHOD_NAMES.get(u.get("method", ""), u.get("method", ""))),
-            number(u.get("resamples")),
-            number(u.get("seed")),
+    left_out = Md("")
+    if ctx.target():  # with no target each replicate reads its frontier's peak: none misses
+        left_out = Md(" Replicates whose frontier misses the target are left out{}.").format(
             Md(
                 " of two-sided intervals; a one-sided bound counts them as its least favourable "
                 "value"
             )
             if _any_one_sided(ctx)
-            else Md(""),
+            else Md("")
+        )
+    parts = [
+        Md(
+            "Intervals: {} bootstrap {} intervals, {} resamples, seed {}. Each replicate "
+            "resamples every run's requests (with replacement), lets a closed-loop run's "
+            "duration follow its resampled mean end-to-end latency (an open-loop run's is held), "
+            "rebuilds each system's frontier and reads it {}, so the ratio's interval holds every "
+            "run's variation.{} See docs/statistics.md."
+        ).format(
+            Md(confidence_level(ctx)),
+            escape(METHOD_NAMES.get(u.get("method", ""), u.get("method", ""))),
+            number(u.get("resamples")),
+            number(u.get("seed")),
+            Md("at the target" if ctx.target() else "at its peak (no latency target)"),
+            left_out,
         )
     ]
     if not any((ctx.systems.get(n) or {}).get("data") == "runs" for n in ctx.order):
@@ -281,6 +286,7 @@ def intervals(ctx: Context) -> JsonObject:
     ratio_pair = interval_pair(h.get("capacity_at_slo_ratio_ci"))
     return {
         "level": Md(confidence_level(ctx)),
+        "target": bool(ctx.target()),
         "rows": rows,
         "measured": any(
             (ctx.systems.get(n) or {}).get("data") == "runs"
