@@ -198,6 +198,16 @@ def percentiles(
     ordered = np.sort(x)
     if math.isnan(float(ordered[-1])):  # NaN sorts last: numpy answers NaN
         return [math.nan] * len(qs)
+    before, after, gamma = _sorted_ranks(n, q.tobytes())
+    values: list[float] = _lerp(ordered[before], ordered[after], gamma).tolist()
+    return values
+
+
+@functools.lru_cache(maxsize=256)
+def _sorted_ranks(n: int, fractions: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`percentiles`' indexes into the sorted values and its weights, for `n` values and the
+    quantiles (float64 bytes): the same for every run of a size, made once (read-only)."""
+    q = np.frombuffer(fractions)
     # numpy's _get_indexes and _get_gamma, step for step: index -1 (the top) where a rank is past it
     virtual = (n - 1) * q
     before = np.floor(virtual)
@@ -206,8 +216,10 @@ def percentiles(
     before[top] = -1
     after[top] = -1
     gamma = virtual - before
-    a, b = ordered[before.astype(np.intp)], ordered[after.astype(np.intp)]
-    return [float(v) for v in _lerp(a, b, gamma)]
+    out = (before.astype(np.intp), after.astype(np.intp), gamma)
+    for array in out:
+        array.setflags(write=False)
+    return out
 
 
 def order_statistics(x: np.ndarray, ranks: list[int]) -> dict[int, float] | None:
