@@ -473,19 +473,22 @@ def _encoded_body(reduced: Reduced) -> bytes:
     points hold copies of one dict of CDF quantiles (a hundred floats): it is encoded once,
     not once a point (json's float repr was half of an entry's encoding)."""
     doc = _encode(reduced)
-    spliced: list[tuple[list[Any], int, object, bytes]] = []
+    spliced: list[tuple[list[Any], int, object, tuple[bytes, ...]]] = []
     # a quantiles dict's keys and the ids of its value tuples (the points' copies of one dict
     # hold the same tuples, which outlive this call) -> its text
-    shared: dict[tuple[tuple[object, int], ...], bytes] = {}
+    shared: dict[tuple[tuple[object, int], ...], tuple[bytes, ...]] = {}
     for rows in doc["points"].values():
         for row in rows:
             for i, value in enumerate(row):
-                if isinstance(value, str) and len(value) >= SPLICED and _verbatim(value):
-                    text = b'"' + value.encode("ascii") + b'"'
+                if isinstance(value, str) and len(value) >= SPLICED:
+                    plain = _verbatim_bytes(value)
+                    if plain is None:
+                        continue
+                    text = (b'"', plain, b'"')  # joined once, with the rest, below
                 elif i == _QUANTILES and isinstance(value, dict) and value:
                     same = tuple((k, id(v)) for k, v in value.items())
                     known = shared.get(same)
-                    text = known if known is not None else _canonical(value)
+                    text = known if known is not None else (_canonical(value),)
                     shared[same] = text
                 else:
                     continue
@@ -494,18 +497,32 @@ def _encoded_body(reduced: Reduced) -> bytes:
     out = _canonical(doc)
     if not spliced:
         return out
-    found = sorted(int(m) for m in _MARK.findall(out))  # in key order, not the points'
-    if found != list(range(len(spliced))):  # a stored string looks like a mark: no splicing
-        for row, i, value, _ in spliced:
+    parts = _MARK.split(out)  # text, mark number, text, ...: in key order, not the points'
+    if sorted(int(n) for n in parts[1::2]) != list(range(len(spliced))):
+        for row, i, value, _ in spliced:  # a stored string looks like a mark: no splicing
             row[i] = value
         return _canonical(doc)
-    return _MARK.sub(lambda m: spliced[int(m[1])][3], out)
+    pieces: list[bytes] = []
+    for k, part in enumerate(parts):
+        if k % 2:
+            pieces.extend(spliced[int(part)][3])
+        else:
+            pieces.append(part)
+    return b"".join(pieces)
 
 
 def _verbatim(text: str) -> bool:
     """Whether json writes `text` as it is between its quotes (ensure_ascii's plain characters:
     printable ASCII but the quote and the backslash); a C pass, four times isprintable's speed."""
-    return text.isascii() and not text.encode("ascii").translate(None, _PLAIN)
+    return _verbatim_bytes(text) is not None
+
+
+def _verbatim_bytes(text: str) -> bytes | None:
+    """`text` as the ASCII bytes json writes between its quotes, if `_verbatim`; else None."""
+    if not text.isascii():
+        return None
+    data = text.encode("ascii")
+    return None if data.translate(None, _PLAIN) else data
 
 
 _PLAIN = bytes(c for c in range(0x20, 0x7F) if c not in b'"\\')
