@@ -480,6 +480,7 @@ def _encoded_body(reduced: Reduced) -> bytes:
     for rows in doc["points"].values():
         for row in rows:
             for i, value in enumerate(row):
+                text: tuple[bytes, ...]
                 if isinstance(value, str) and len(value) >= SPLICED:
                     plain = _verbatim_bytes(value)
                     if plain is None:
