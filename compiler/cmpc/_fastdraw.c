@@ -1,4 +1,5 @@
-/* cmpc._fastdraw: a bootstrap block's counts per request, drawn and counted in one pass in C.
+/* cmpc._fastdraw: a bootstrap block's counts per request, drawn and counted in one pass in C;
+ * and the replicates' frontier reads (frontier_reads), numpy's operations row by row.
  *
  * `numpy.random.Generator.integers(0, n, size=rows * n, dtype=np.intp)` then `np.bincount`
  * per row, without the index array between them: the same draws from the same bit generator
@@ -9,6 +10,13 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+/* frontier_reads repeats numpy's float operations one by one: a fused multiply-add would round
+   once where numpy rounds twice (GCC contracts by default where the target has FMA) */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -152,10 +160,46 @@ typedef struct {
     int64_t *slot;
 } wanted;
 
-static int by_target(const void *a, const void *b)
+/* One row's ranks (its m counts in rank order, `total` of them): for each quantile, as the
+   numpy code finds them, virtual = (total - 1) * q, its floor and the next rank, written to
+   lo[k * stride] and hi[k * stride]; `want` has room for 2 * nq targets. */
+static void row_ranks(const int64_t *row, Py_ssize_t m, int64_t total, const double *q,
+                      Py_ssize_t nq, wanted *want, int64_t *lo, int64_t *hi, Py_ssize_t stride)
 {
-    int64_t x = ((const wanted *)a)->target, y = ((const wanted *)b)->target;
-    return (x > y) - (x < y);
+    for (Py_ssize_t k = 0; k < nq; k++) {
+        double below = floor((double)(total - 1) * q[k]);
+        double above = below + 1 < (double)(total - 1) ? below + 1 : (double)(total - 1);
+        want[2 * k] = (wanted){(int64_t)below, lo + k * stride};
+        want[2 * k + 1] = (wanted){(int64_t)above, hi + k * stride};
+    }
+    /* a few targets, nearly in order already (ranks rise with q): insertion sort, a tenth
+       of qsort's cost on a row of a small run */
+    for (Py_ssize_t a = 1; a < 2 * nq; a++) {
+        wanted held = want[a];
+        Py_ssize_t b = a;
+        for (; b > 0 && want[b - 1].target > held.target; b--)
+            want[b] = want[b - 1];
+        want[b] = held;
+    }
+    /* the rank whose counts hold each target: the first whose running sum passes it,
+       found from the start for the lower half of the draws and from the end (total less
+       the running sum from there) for the upper half, so p99 is not a pass over it all */
+    Py_ssize_t t = 0, j = 0, split = 0;
+    while (split < 2 * nq && (total <= 0 || want[split].target < total / 2))
+        split++;
+    int64_t running = row[0];
+    for (; t < split; t++) {
+        while (running <= want[t].target && j < m - 1)
+            running += row[++j];
+        *want[t].slot = j;
+    }
+    j = m - 1;
+    int64_t after = row[j]; /* draws at ranks j.. : those before j are total - after */
+    for (t = 2 * nq - 1; t >= split; t--) {
+        while (total - after > want[t].target && j > 0)
+            after += row[--j];
+        *want[t].slot = j;
+    }
 }
 
 static int int64_buffer(Py_buffer *b, Py_ssize_t items, const char *what)
@@ -202,33 +246,7 @@ static PyObject *percentile_ranks(PyObject *self, PyObject *args)
             for (Py_ssize_t j = 0; j < m; j++)
                 total += row[j];
         size[r] = total;
-        /* as the numpy code: virtual = (size - 1) * q, its floor and the next rank */
-        for (Py_ssize_t k = 0; k < nq; k++) {
-            double below = floor((double)(total - 1) * q[k]);
-            double above = below + 1 < (double)(total - 1) ? below + 1 : (double)(total - 1);
-            want[2 * k] = (wanted){(int64_t)below, lo + k * rows + r};
-            want[2 * k + 1] = (wanted){(int64_t)above, hi + k * rows + r};
-        }
-        qsort(want, (size_t)(2 * nq), sizeof(wanted), by_target);
-        /* the rank whose counts hold each target: the first whose running sum passes it,
-           found from the start for the lower half of the draws and from the end (total less
-           the running sum from there) for the upper half, so p99 is not a pass over it all */
-        Py_ssize_t t = 0, j = 0, split = 0;
-        while (split < 2 * nq && (total <= 0 || want[split].target < total / 2))
-            split++;
-        int64_t running = row[0];
-        for (; t < split; t++) {
-            while (running <= want[t].target && j < m - 1)
-                running += row[++j];
-            *want[t].slot = j;
-        }
-        j = m - 1;
-        int64_t after = row[j]; /* draws at ranks j.. : those before j are total - after */
-        for (t = 2 * nq - 1; t >= split; t--) {
-            while (total - after > want[t].target && j > 0)
-                after += row[--j];
-            *want[t].slot = j;
-        }
+        row_ranks(row, m, total, q, nq, want, lo + r, hi + r, rows);
     }
     result = Py_None;
     Py_INCREF(result);
@@ -287,6 +305,351 @@ static PyObject *weighted_sums(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+#ifdef __SIZEOF_INT128__
+/* One metric `bootstrap_pcg64` ranks: its requests in rank order (`order`, or all n in place),
+   its quantiles and where each row's ranks and draw count go. */
+typedef struct {
+    int in_place;
+    Py_buffer order, qs, values, out;
+    Py_ssize_t stride; /* out's row length: rows and more (the jackknife's columns after) */
+    int held;          /* how many of the buffers above are held (released in this order) */
+} ranked_metric;
+
+static void release_metric(ranked_metric *r)
+{
+    Py_buffer *views[] = {&r->order, &r->qs, &r->values, &r->out};
+    for (int i = 0; i < r->held; i++)
+        PyBuffer_Release(views[i]);
+    r->held = 0;
+}
+
+static int take_metric(PyObject *item, ranked_metric *r, Py_ssize_t n, Py_ssize_t rows)
+{
+    PyObject *order, *qs, *values, *out;
+    r->held = 0;
+    if (!PyArg_ParseTuple(item, "pOOOO", &r->in_place, &order, &qs, &values, &out))
+        return -1;
+    PyObject *objects[] = {order, qs, values, out};
+    Py_buffer *views[] = {&r->order, &r->qs, &r->values, &r->out};
+    for (int i = 0; i < 4; i++) {
+        int flags = i < 3 ? PyBUF_C_CONTIGUOUS : PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE;
+        if (PyObject_GetBuffer(objects[i], views[i], flags) < 0)
+            return -1;
+        r->held++;
+        if (views[i]->itemsize != 8 || views[i]->len % 8) {
+            PyErr_SetString(PyExc_ValueError, "bootstrap_pcg64: buffers of 8-byte items");
+            return -1;
+        }
+    }
+    Py_ssize_t m = r->order.len / 8, nq = r->qs.len / 8;
+    r->stride = nq > 0 ? r->out.len / 8 / nq : 0;
+    if ((r->in_place ? m != n : (m < 1 || m > n)) || r->values.len != m * 8 || nq < 1 ||
+        r->stride < rows || r->out.len != nq * r->stride * 8) {
+        PyErr_SetString(PyExc_ValueError, "bootstrap_pcg64: a metric needs 1 <= m <= n ranks, "
+                                          "m values, len(qs) >= 1 rows of at least `rows` out");
+        return -1;
+    }
+    const int64_t *at = r->order.buf;
+    for (Py_ssize_t j = 0; j < m; j++)
+        if (at[j] < 0 || at[j] >= n) {
+            PyErr_SetString(PyExc_ValueError, "bootstrap_pcg64: a rank's request is out of range");
+            return -1;
+        }
+    return 0;
+}
+
+/* The bootstrap's rows one at a time, each drawn, counted, summed and ranked while its n
+   counts are in the first-level cache: the same draws as draw_counts_pcg64 (row after row
+   from the one stream), the same sums as weighted_sums, the same ranks as percentile_ranks
+   and the same percentiles from them as resample.py `_from_ranks`, without the rows x n
+   counts between them. */
+static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
+{
+    unsigned long long state_hi, state_lo, inc_hi, inc_lo, word;
+    int has_word;
+    Py_ssize_t n, rows;
+    Py_buffer table, sums;
+    PyObject *metrics, *result = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "(KKKKpK)nny*w*O", &state_hi, &state_lo, &inc_hi, &inc_lo,
+                          &has_word, &word, &n, &rows, &table, &sums, &metrics))
+        return NULL;
+    PyObject *items = PySequence_Fast(metrics, "bootstrap_pcg64: metrics must be a sequence");
+    Py_ssize_t count = items ? PySequence_Fast_GET_SIZE(items) : 0, taken = 0;
+    ranked_metric *ranked = items ? PyMem_Calloc((size_t)count + 1, sizeof(ranked_metric)) : NULL;
+    int64_t *counts = NULL, *ordered = NULL, *ranks = NULL;
+    wanted *want = NULL;
+    Py_ssize_t k = n > 0 ? table.len / 8 / n : 0, most_q = 0;
+    if (items == NULL || ranked == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    if (n < 1 || n > (Py_ssize_t)UINT32_MAX || rows < 0 || !fits8(rows, n) || !fits8(rows, k) ||
+        table.itemsize != 8 || table.len != k * n * 8 || sums.itemsize != 8 ||
+        sums.len != rows * k * 8 || !PyBuffer_IsContiguous(&table, 'C') ||
+        !PyBuffer_IsContiguous(&sums, 'C')) {
+        PyErr_SetString(PyExc_ValueError, "bootstrap_pcg64: needs 1 <= n < 2**32, k x n float64 "
+                                          "table, rows x k float64 sums");
+        goto done;
+    }
+    for (; taken < count; taken++) {
+        if (take_metric(PySequence_Fast_GET_ITEM(items, taken), &ranked[taken], n, rows) < 0) {
+            taken++; /* its buffers held so far are released below */
+            goto done;
+        }
+        if (ranked[taken].qs.len / 8 > most_q)
+            most_q = ranked[taken].qs.len / 8;
+    }
+    counts = PyMem_Malloc(sizeof(int64_t) * (size_t)n);
+    ordered = PyMem_Malloc(sizeof(int64_t) * (size_t)n);
+    want = PyMem_Malloc(sizeof(wanted) * (size_t)(2 * most_q + 1));
+    ranks = PyMem_Malloc(sizeof(int64_t) * (size_t)(2 * most_q + 1));
+    if (counts == NULL || ordered == NULL || want == NULL || ranks == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    pcg64 g = {((unsigned __int128)state_hi << 64) | state_lo,
+               ((unsigned __int128)inc_hi << 64) | inc_lo, has_word, (uint32_t)word};
+    const double *v = table.buf;
+    double *sum = sums.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        COUNT_DRAWS(counts, n * 8, n, 1, pcg64_next32, &g);
+        for (Py_ssize_t col = 0; col < k; col++) { /* as weighted_sums */
+            const double *values = v + col * n;
+            double acc[4] = {0.0, 0.0, 0.0, 0.0};
+            Py_ssize_t j = 0;
+            for (; j + 4 <= n; j += 4)
+                for (int lane = 0; lane < 4; lane++)
+                    acc[lane] += (double)counts[j + lane] * values[j + lane];
+            for (; j < n; j++)
+                acc[0] += (double)counts[j] * values[j];
+            sum[r * k + col] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+        }
+        for (Py_ssize_t i = 0; i < count; i++) { /* as percentile_ranks */
+            ranked_metric *metric = &ranked[i];
+            Py_ssize_t m = metric->order.len / 8, nq = metric->qs.len / 8;
+            const int64_t *row = counts;
+            int64_t total = n; /* a bootstrap row draws n requests */
+            if (!metric->in_place) {
+                const int64_t *at = metric->order.buf;
+                total = 0;
+                for (Py_ssize_t j = 0; j < m; j++)
+                    total += ordered[j] = counts[at[j]];
+                row = ordered;
+            }
+            const double *q = metric->qs.buf, *values = metric->values.buf;
+            double *out = (double *)metric->out.buf + r;
+            row_ranks(row, m, total, q, nq, want, ranks, ranks + nq, 1);
+            /* resample.py `_from_ranks`: the lerp between the two ranks, as numpy computes it */
+            for (Py_ssize_t at = 0; at < nq; at++) {
+                double virtual = (double)(total - 1) * q[at], below = floor(virtual);
+                double lo = values[ranks[at]], hi = values[ranks[nq + at]];
+                out[at * metric->stride] = total > 0 ? lo + (hi - lo) * (virtual - below) : NAN;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_BuildValue("(KKKKiK)", (unsigned long long)(g.state >> 64),
+                           (unsigned long long)g.state, (unsigned long long)(g.inc >> 64),
+                           (unsigned long long)g.inc, g.has_word, (unsigned long long)g.word);
+done:
+    for (Py_ssize_t i = 0; ranked != NULL && i < taken; i++)
+        release_metric(&ranked[i]);
+    PyMem_Free(ranked);
+    PyMem_Free(counts);
+    PyMem_Free(ordered);
+    PyMem_Free(want);
+    PyMem_Free(ranks);
+    Py_XDECREF(items);
+    PyBuffer_Release(&table);
+    PyBuffer_Release(&sums);
+    return result;
+}
+#endif
+
+/* numpy's maximum and minimum on float64 arrays: NaN if either is, else the larger (smaller),
+   the second on a tie (as its SIMD loops: max(-0.0, 0.0) is 0.0, max(0.0, -0.0) is -0.0) */
+static inline double np_max(double a, double b)
+{
+    return a != a ? a : b != b ? b : a > b ? a : b;
+}
+
+static inline double np_min(double a, double b)
+{
+    return a != a ? a : b != b ? b : a < b ? a : b;
+}
+
+static inline double np_sign(double v)
+{
+    return v > 0 ? 1.0 : v < 0 ? -1.0 : v == 0 ? 0.0 : v;
+}
+
+/* One row's frontier knots as compute/frontier_batch.py `frontiers` finds them: the usable
+   points by interactivity, the highest throughput of each, kept while above every later one;
+   fx and fy get the `count` knots then NaN to `cols`. */
+static Py_ssize_t row_frontier(const double *x, const double *y, Py_ssize_t cols, double *xs,
+                               double *ys, Py_ssize_t *order, double *fx, double *fy)
+{
+    for (Py_ssize_t j = 0; j < cols; j++) {
+        int usable = isfinite(x[j]) && isfinite(y[j]);
+        xs[j] = usable ? x[j] : INFINITY;
+        ys[j] = usable ? y[j] : -INFINITY;
+    }
+    /* lexsort((-ys, xs)): by interactivity, then by throughput falling; stable */
+    for (Py_ssize_t a = 0; a < cols; a++) {
+        Py_ssize_t held = a, b = a;
+        order[a] = a;
+        for (; b > 0; b--) {
+            Py_ssize_t o = order[b - 1];
+            if (!(xs[o] > xs[held] || (xs[o] == xs[held] && -ys[o] > -ys[held])))
+                break;
+            order[b] = o;
+        }
+        order[b] = held;
+    }
+    /* later: the highest throughput after each sorted point (only the first at each
+       interactivity counts); a point is kept above it */
+    double later = -INFINITY;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t j = cols - 1; j >= 0; j--) {
+        double px = xs[order[j]];
+        int first = j == 0 || px != xs[order[j - 1]];
+        double py = first ? ys[order[j]] : -INFINITY;
+        int keep = first && isfinite(px) && py > later;
+        later = np_max(later, py);
+        if (keep) { /* kept from the end: placed once counted, below */
+            fx[cols - 1 - count] = px;
+            fy[cols - 1 - count] = py;
+            count++;
+        }
+    }
+    /* the kept knots were written from the end backwards: move them to the front */
+    for (Py_ssize_t j = 0; j < count; j++) {
+        fx[j] = fx[cols - count + j];
+        fy[j] = fy[cols - count + j];
+    }
+    for (Py_ssize_t j = count; j < cols; j++)
+        fx[j] = fy[j] = NAN;
+    return count;
+}
+
+#define KNOT(a, j) (a)[(j) < 0 ? 0 : (j) > cols - 1 ? cols - 1 : (j)]
+
+/* `_read_knots` for one row (`n` knots in fx, fy, NaN to `cols`): the same operations in the
+   same order as the numpy code on the same row, so the same bits */
+static double row_read(const double *fx, const double *fy, Py_ssize_t n, Py_ssize_t cols,
+                       double target, int method, double at_knot)
+{
+    Py_ssize_t knot = -1;
+    for (Py_ssize_t j = 0; j < cols && knot < 0; j++)
+        if (fabs(fx[j] - target) <= at_knot * np_max(fabs(fx[j]), fabs(target)))
+            knot = j;
+    double at = knot >= 0 ? fx[knot] : target;
+    Py_ssize_t last = n - 1 > 0 ? n - 1 : 0;
+    if (!(n > 0 && fx[0] <= at && at <= fx[last]))
+        return NAN;
+    if (knot >= 0)
+        return fy[knot];
+    if (n == 1)
+        return fy[0];
+    Py_ssize_t below = 0;
+    for (Py_ssize_t j = 0; j < cols; j++)
+        below += fx[j] <= at;
+    Py_ssize_t top = n - 2 > 0 ? n - 2 : 0, k = below - 1;
+    k = k < 0 ? 0 : k > top ? top : k;
+    double x0 = KNOT(fx, k), x1 = KNOT(fx, k + 1), y0 = KNOT(fy, k), y1 = KNOT(fy, k + 1);
+    if (method == 1) {
+        double t = (at - x0) / (x1 - x0);
+        return y0 + t * (y1 - y0);
+    }
+    if (method == 2)
+        return at - x0 < x1 - at ? y0 : y1;
+    /* steffen: H, S and the interior slopes as `_steffen` defines them */
+#define H(j) (KNOT(fx, (j) + 1) - KNOT(fx, (j)))
+#define S(j) ((KNOT(fy, (j) + 1) - KNOT(fy, (j))) / H(j))
+    double slopes[2];
+    for (int side = 0; side < 2; side++) {
+        Py_ssize_t i = k + side, pick = n == 2 ? -1 : i == 0 ? 0 : i == n - 1 ? n - 2 : i;
+        double found;
+        if (pick < 0) {
+            found = S(0);
+        } else {
+            Py_ssize_t c = i == 0 ? 1 : pick; /* the interior knot the slope is made from */
+            double h0 = H(c - 1), h1 = H(c), s0 = S(c - 1), s1 = S(c);
+            double p = (s0 * h1 + s1 * h0) / (h0 + h1);
+            double limited = np_min(np_min(fabs(s0), fabs(s1)), 0.5 * fabs(p));
+            double inner = (np_sign(s0) + np_sign(s1)) * limited;
+            if (i == 0)
+                found = (3 * S(0) - inner) / 2;
+            else if (i == n - 1)
+                found = (3 * S(n - 2) - inner) / 2;
+            else
+                found = inner;
+        }
+        slopes[side] = found;
+    }
+    double h = H(k);
+    double t = (at - KNOT(fx, k)) / h;
+    double t2 = t * t, t3 = t * t * t;
+    double raw = (2 * t3 - 3 * t2 + 1) * KNOT(fy, k) + (t3 - 2 * t2 + t) * h * slopes[0] +
+                 (-2 * t3 + 3 * t2) * KNOT(fy, k + 1) + (t3 - t2) * h * slopes[1];
+#undef H
+#undef S
+    return np_min(np_max(raw, fy[last]), fy[0]);
+}
+#undef KNOT
+
+static PyObject *frontier_reads(PyObject *self, PyObject *args)
+{
+    Py_buffer x, y, out;
+    Py_ssize_t rows, cols;
+    double target, at_knot, scale;
+    int method, mirrored;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*nnddipw*", &x, &y, &rows, &cols, &target, &at_knot,
+                          &method, &mirrored, &out))
+        return NULL;
+    double *work = NULL;
+    Py_ssize_t *order = NULL;
+    if (rows < 0 || cols < 1 || !fits8(rows, cols) || method < 0 || method > 2 ||
+        x.itemsize != 8 || x.len != rows * cols * 8 || y.itemsize != 8 || y.len != x.len ||
+        out.itemsize != 8 || out.len != rows * 8 || !PyBuffer_IsContiguous(&x, 'C') ||
+        !PyBuffer_IsContiguous(&y, 'C') || !PyBuffer_IsContiguous(&out, 'C')) {
+        PyErr_SetString(PyExc_ValueError, "frontier_reads: needs rows x cols float64 x and y "
+                                          "(cols >= 1), rows float64 out, method 0-2");
+        goto done;
+    }
+    work = PyMem_Malloc(sizeof(double) * 4 * (size_t)cols);
+    order = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)cols);
+    if (work == NULL || order == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    scale = -1000.0; /* mirrored: -1000 / interactivity, the latency axis in ms, negated */
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        double *xs = work, *ys = work + cols, *fx = work + 2 * cols, *fy = work + 3 * cols;
+        const double *xr = (const double *)x.buf + r * cols, *yr = (const double *)y.buf + r * cols;
+        Py_ssize_t n = row_frontier(xr, yr, cols, xs, ys, order, fx, fy);
+        if (mirrored)
+            for (Py_ssize_t j = 0; j < cols; j++)
+                fx[j] = scale / fx[j];
+        ((double *)out.buf)[r] = row_read(fx, fy, n, cols, target, method, at_knot);
+    }
+    Py_END_ALLOW_THREADS
+done:
+    PyMem_Free(work);
+    PyMem_Free(order);
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&y);
+    PyBuffer_Release(&out);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"draw_counts", draw_counts, METH_VARARGS,
      "draw_counts(capsule, n, rows, out) -> None: `rows` bootstrap resamples of n requests "
@@ -303,6 +666,19 @@ static PyMethodDef methods[] = {
      "(rows x width int64, its first m columns in rank order), the draws (`sizes`) and each "
      "quantile's two neighbouring ranks of numpy's `linear` method (`low`, `high`: len(qs) x "
      "rows int64); `known`, when given, is every row's sum of counts."},
+#ifdef __SIZEOF_INT128__
+    {"bootstrap_pcg64", bootstrap_pcg64, METH_VARARGS,
+     "bootstrap_pcg64(state, n, rows, table, sums, metrics) -> state: `rows` bootstrap rows "
+     "drawn from a PCG64 state as draw_counts_pcg64 draws them, each row's counts times each "
+     "row of `table` into `sums` (rows x k) as weighted_sums, and for each metric (in_place, "
+     "order, qs, values, out) its `linear` percentiles into out's first `rows` columns "
+     "(len(qs) x stride), one row at a time; returns the state after."},
+#endif
+    {"frontier_reads", frontier_reads, METH_VARARGS,
+     "frontier_reads(x, y, rows, cols, target, at_knot, method, mirrored, out) -> None: each "
+     "row's Pareto frontier of (x, y) read at `target` (method 0 steffen, 1 linear, 2 "
+     "nearest; `mirrored`: along -1000 / x), NaN where unreachable, as "
+     "compute/frontier_batch.py reads it in numpy."},
     {"weighted_sums", weighted_sums, METH_VARARGS,
      "weighted_sums(counts, rows, n, table, out) -> None: out[r, k] = counts[r] . table[k] "
      "(rows x n int64, k x n float64 whole numbers, rows x k float64)."},

@@ -10,3 +10,24 @@ def percentile_ranks(
     counts: Any, rows: int, m: int, qs: Any, low: Any, high: Any, sizes: Any, known: int = -1, /
 ) -> None: ...
 def weighted_sums(counts: Any, rows: int, n: int, table: Any, out: Any, /) -> None: ...
+def bootstrap_pcg64(
+    state: tuple[int, int, int, int, int, int],
+    n: int,
+    rows: int,
+    table: Any,
+    sums: Any,
+    metrics: Any,
+    /,
+) -> tuple[int, int, int, int, int, int]: ...
+def frontier_reads(
+    x: Any,
+    y: Any,
+    rows: int,
+    cols: int,
+    target: float,
+    at_knot: float,
+    method: int,
+    mirrored: bool,
+    out: Any,
+    /,
+) -> None: ...

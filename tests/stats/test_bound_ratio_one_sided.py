@@ -337,3 +337,45 @@ def test_the_bound_says_what_is_true_of_the_runs(
     assert (
         "lower bound (every point of its frontier is faster than the target)" in (built["report"])
     )
+
+
+@pytest.mark.parametrize("side", ["lower", "upper"])
+@pytest.mark.parametrize("cost", [None, 1.3])
+@pytest.mark.parametrize("case", ["holes", "infinite", "zeros", "ties", "few"])
+def test_ratios_ranked_by_numpy_give_the_python_rankings_bounds(side, cost, case):
+    """A cold build hands bound_ratio_interval its ratios as an array, ranked by numpy (a
+    stable sort): the same dict as the list a warm rebuild ranks in Python."""
+    source, _ = read_source(str(SPECS / "synthetic-sweep.cmp"))
+    assert source is not None
+    comparison = compile_spec(source, []).comparison
+    assert comparison is not None
+    rng = np.random.default_rng(len(case))
+    ratios = rng.uniform(0.5, 1.5, 2000)
+    if case == "holes":
+        ratios[rng.choice(2000, 40, replace=False)] = np.nan
+    elif case == "infinite":
+        ratios[:100], ratios[100:150] = np.inf, -np.inf
+    elif case == "zeros":  # x / 0 in the cost's quotients, of both signs
+        ratios[:60], ratios[60:90] = 0.0, -0.0
+    elif case == "ties":
+        ratios = np.round(ratios, 1)
+    else:
+        ratios = ratios[:9]  # too few to bound
+    head: Any = {
+        "system": "alpha",
+        "baseline": "beta",
+        "bound": side,
+        "throughput_ratio": 0.9,
+        "per_gpu_throughput_ratio": 1.1,
+        "cost_ratio": cost,
+    }
+    empty: Any = {key: None for key in ("throughput_ratio_ci", "cost_ratio_ci")}
+    empty |= {"throughput_ratio_one_sided_ci": None, "cost_ratio_one_sided_ci": None}
+    empty |= {"confidence": 0.95, "within_noise": None, "cost_within_noise": None}
+    empty |= {"interval_note": None, "interval_basis": None, "interval_assumption": None}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fast = uncertainty.bound_ratio_interval(comparison, head, empty, ratios)
+    slow = uncertainty.bound_ratio_interval(comparison, head, empty, ratios.tolist())
+    assert json.dumps(fast) == json.dumps(slow)  # the same floats, signs of zero included
+    if case != "few":
+        assert fast["throughput_ratio_one_sided_ci"] is not None or case == "infinite"

@@ -172,3 +172,94 @@ def test_a_streams_counts_and_end_state_are_numpys_generators(fast):
     assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
     if fast:  # the C draws moved the stream as far as numpy's integers moved its generator
         assert stream.as_state() == numpy_rng.bit_generator.state
+
+
+def _edge_run(kind: str) -> Run:
+    """A run at an edge of the fused bootstrap: one request, all values equal, or a metric
+    no request has (all NaN)."""
+    n = {"one": 1, "equal": 40, "no tpot": 30}[kind]
+    e2el = np.full(n, 1.5)
+    ttft = np.full(n, 0.25)
+    out = np.full(n, 1.0 if kind == "no tpot" else 11.0)  # one token each: no tpot at all
+    req = Requests(
+        ok=np.ones(n, dtype=bool),
+        ttft=ttft,
+        e2el=e2el,
+        input_tokens=np.full(n, 100.0),
+        output_tokens=out,
+    )
+    return Run("r", "cmpc", 0, {"conc": 4}, requests=req, duration_s=3.0)
+
+
+QUERIES = [("tpot", "p90"), ("tpot", "median"), ("ttft", "p99"), ("e2el", "mean")]
+QUERIES += [("tpot", "p99"), ("e2el", "p50"), ("e2e_per_token", "p0"), ("ttft", "p100")]
+
+
+@pytest.mark.parametrize("case", [1, 2, 5, 63, 64, 65, 700, 5000, "one", "equal", "no tpot"])
+@pytest.mark.parametrize("resamples", [1, 7, 300])
+def test_the_fused_bootstrap_is_the_block_codes_bytes(case, resamples, monkeypatch):
+    # one C call draws, sums and ranks row by row; the blocks' path keeps rows x n counts
+    run = _edge_run(case) if isinstance(case, str) else _run(case, case + 1)
+    fused = replicates(run, QUERIES, Settings(resamples, 9), "sha")
+    monkeypatch.setattr(resample, "_fused", lambda rng, n: False)
+    blocks = replicates(run, QUERIES, Settings(resamples, 9), "sha")
+    monkeypatch.setattr(resample, "_fastdraw", None)
+    numpy = replicates(run, QUERIES, Settings(resamples, 9), "sha")
+    assert fused is not None and blocks is not None and numpy is not None
+    assert fused.keys() == blocks.keys() == numpy.keys()
+    for key in blocks:
+        assert fused[key].shape == (resamples + resample.JACKKNIFE,), key
+        assert fused[key].tobytes() == blocks[key].tobytes() == numpy[key].tobytes(), key
+    if case == "no tpot":
+        assert np.isnan(fused["tpot p90"]).all()
+    if case == "equal":
+        assert (fused["ttft p99"] == 0.25).all()
+
+
+def test_the_fused_bootstrap_is_used_and_moves_the_stream_as_the_blocks_do():
+    calls = []
+    real = _fastdraw.bootstrap_pcg64
+
+    def spy(*args):
+        calls.append(args[1:3])
+        return real(*args)
+
+    stream, other = resample.Stream.seeded([5, 6]), resample.Stream.seeded([5, 6])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_fastdraw, "bootstrap_pcg64", spy)
+        table = np.ones((1, 300))
+        resample._bootstrap(stream, 300, 50, table, {}, {}, {})
+    assert calls == [(300, 50)]
+    list(_count_blocks(other, 300, 50))
+    assert stream.as_state() == other.as_state()
+
+
+def test_bad_fused_bootstrap_arguments_are_errors_not_crashes():
+    state = (0, 1, 0, 1, False, 0)
+    table, sums = np.ones((1, 5)), np.zeros((3, 1))
+    q, out = np.array([0.5]), np.zeros((1, 4))  # a row of 3 replicates, one column more
+
+    def metric(order, values=None, found=out):
+        order = np.asarray(order, dtype=np.int64)
+        values = np.arange(float(order.size)) if values is None else values
+        return (False, order, q, values, found)
+
+    for call in (
+        lambda: _fastdraw.bootstrap_pcg64(state, 0, 3, np.zeros(0), np.zeros(0), []),
+        lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, np.zeros((2, 1)), []),
+        lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([0, 5])]),
+        lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([-1])]),
+        lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([])]),
+        lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [(True, *metric([0])[1:])]),
+        lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([0])[:4]]),
+        lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([0], np.ones(2))]),
+        lambda: _fastdraw.bootstrap_pcg64(
+            state, 5, 3, table, sums, [metric([0], found=np.zeros((1, 2)))]
+        ),
+    ):
+        with pytest.raises((ValueError, TypeError)):
+            call()
+    _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([4, 0])])  # valid: no error
+    assert (sums == 5).all()  # every row drew 5 requests
+    drew = out[0, :3]  # each row's median of values 0 and 1 drawn: 0, 0.5 or 1; none: NaN
+    assert np.isin(drew[np.isfinite(drew)], [0.0, 0.5, 1.0]).all() and out[0, 3] == 0

@@ -74,3 +74,26 @@ def test_the_interval_of_a_latency_target_read_holds_the_point_read(tmp_path):
     head = results["headline"]
     low, high = head["throughput_ratio_ci"]
     assert low < head["throughput_ratio"] < high
+
+
+@pytest.mark.parametrize("target", ["28 ms", "30 tok/s/user"])
+def test_runs_without_repetitions_read_as_the_drawn_gather_reads_them(target, monkeypatch):
+    # no load repeated: every replicate keeps each run in its place, so the reads skip the
+    # gather by `drawn`; a group of two takes the gather, here with `drawn` as identity rows
+    comparison = _comparison(target)
+    data, _, _ = load_data(comparison, SPECS)
+    for system in comparison.systems:
+        reps = replicates_of(comparison, system, measured_runs(comparison, data, system))
+        assert reps is not None and all(len(g) == 1 for g in reps.groups)
+        fast = read_replicates(comparison, reps).boot
+        with monkeypatch.context() as patch:
+            patch.setattr(type(reps), "drawn", _identity)
+            grouped = dataclasses.replace(reps, groups=((0, 0), *reps.groups[1:]))
+            slow = read_replicates(comparison, grouped).boot
+        assert fast.tobytes() == slow.tobytes()
+        assert np.isfinite(fast).sum() > reps.resamples // 2
+
+
+def _identity(reps, seed: int) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Each replicate's runs in place, as `drawn` gives them without repetitions."""
+    return np.tile(np.arange(len(reps.runs)), (reps.resamples, 1))

@@ -180,3 +180,49 @@ def test_packed_rows_are_unpacked_without_decoding_and_equal_the_decoded_bits(mo
     got = unpack(text, 300)
     assert got.dtype == want.dtype and got.shape == want.shape and not got.flags.writeable
     assert got.tobytes() == want.tobytes()
+
+
+def test_a_product_with_a_power_of_two_is_ldexp_bit_for_bit():
+    # the sums are scaled back from whole numbers by a product, not libm's ldexp
+    rng = np.random.default_rng(8)
+    values = np.concatenate(
+        [
+            rng.integers(0, 2**53, 4000).astype(float),
+            rng.random(2000) * 2.0 ** rng.integers(-1074, 1023, 2000),  # subnormal to huge
+            [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, 1.7976931348623157e308],
+        ]
+    )
+    rows = values[: values.size // 7 * 7].reshape(-1, 7)
+    # huge values times 2**1000 overflow to inf in both: that is compared too
+    with np.errstate(over="ignore"):
+        _compare_with_ldexp(rows)
+
+
+def _compare_with_ldexp(rows: np.ndarray) -> None:
+    for exponents in ([-1000, -60, -1, 0, 1, 60, 1000], [0, -1022, -1000, 3, 900, -40, 7]):
+        scales = np.array(exponents)
+        got = resample._times_power_of_two(rows, scales)
+        assert got.tobytes() == np.ldexp(rows, scales).tobytes()
+    beyond = np.array([-1074, 1023, 0, 0, 0, 0, 1])  # past normal powers: ldexp itself
+    assert resample._times_power_of_two(rows, beyond).tobytes() == np.ldexp(rows, beyond).tobytes()
+
+
+def test_constant_rows_and_the_nan_mean_are_the_per_row_and_numpy_answers():
+    rng = np.random.default_rng(12)
+    table = rng.integers(0, 3, size=(40, 6)).astype(float)
+    table[5:10] = 2.0  # constant rows
+    table[10:15] = np.nan  # all NaN: constant
+    table[15:20, 0] = np.nan  # NaN first, values after: varies
+    table[20:25, 3] = np.nan  # a NaN among equal values: varies
+    table[20:25, [0, 1, 2, 4, 5]] = 1.0
+    table[25, :] = [0.0, -0.0, 0.0, -0.0, 0.0, 0.0]  # equal values
+    found = resample._constant_rows(table).tolist()
+    assert found == [resample._constant(row) for row in table]
+    assert any(found) and not all(found)
+    for size in (1, 2, 7, 1000, 12_513):
+        values = rng.lognormal(size=size)
+        values[rng.random(size) < 0.2] = np.nan
+        values[0] = 0.5  # at least one value
+        if size > 3:
+            values[1] = np.inf
+        assert resample._nanmean(values) == float(np.nanmean(values))

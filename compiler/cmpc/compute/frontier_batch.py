@@ -12,15 +12,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cmpc import lazy
 from cmpc.compute.calculator import hermite_basis
 from cmpc.compute.frontier import AT_KNOT
 
 if TYPE_CHECKING:  # as in compute/frontier.py: numpy.typing would load numpy at import
     from numpy.typing import NDArray
 
+    from cmpc import _fastdraw
+
     Floats = NDArray[np.float64]
+else:  # the optional C reads (setup.py), loaded at the first batch read (a warm rebuild has none)
+    _fastdraw = lazy.module("cmpc._fastdraw")
 
 BATCH_METHODS = ("steffen", "linear", "nearest", "calculator")
+C_METHODS = {"steffen": 0, "linear": 1, "nearest": 2}  # _fastdraw.frontier_reads' codes
 
 
 def frontiers(x: Floats, y: Floats) -> tuple[Floats, Floats, np.ndarray]:
@@ -50,8 +56,31 @@ def read_batch(x: Floats, y: Floats, target: float, method: str) -> Floats:
     """Each row's frontier read at `target` with `method`; NaN where unreachable."""
     if method not in BATCH_METHODS:
         raise ValueError(f"no batch read for `{method}`")
+    found = _c_reads(x, y, target, method, mirrored=False)
+    if found is not None:
+        return found
     fx, fy, n = frontiers(np.asarray(x, float), np.asarray(y, float))
     return _read_knots(fx, fy, n, target, method)
+
+
+def _c_reads(x: Floats, y: Floats, target: float, method: str, mirrored: bool) -> Floats | None:
+    """`read_batch` (or, `mirrored`, `read_batch_latency` at -`target`) by one C pass over the
+    rows, the same bits as the numpy code; None when the C module or the method is not there."""
+    code = C_METHODS.get(method)
+    if _fastdraw is None or code is None:
+        return None
+    try:
+        c_reads = _fastdraw.frontier_reads
+    except (ImportError, AttributeError):  # not built: the numpy code serves
+        return None
+    xs = np.ascontiguousarray(x, dtype=float)
+    ys = np.ascontiguousarray(y, dtype=float)
+    if xs.ndim != 2 or xs.shape != ys.shape or xs.shape[1] == 0:
+        return None
+    out = np.empty(xs.shape[0])
+    rows, cols = xs.shape
+    c_reads(xs, ys, rows, cols, float(target), AT_KNOT, code, mirrored, out)
+    return out
 
 
 def mirrored_latency_ms(fx: Floats) -> Floats:
@@ -66,6 +95,9 @@ def read_batch_latency(x: Floats, y: Floats, target_ms: float, method: str) -> F
     `read_latency` reads it before its lower bound; NaN where unreachable."""
     if method not in BATCH_METHODS:
         raise ValueError(f"no batch read for `{method}`")
+    found = _c_reads(x, y, -target_ms, method, mirrored=True)
+    if found is not None:
+        return found
     fx, fy, n = frontiers(np.asarray(x, float), np.asarray(y, float))
     # -1000/x keeps the order, so the frontier by interactivity is the frontier by latency
     return _read_knots(mirrored_latency_ms(fx), fy, n, -target_ms, method)
