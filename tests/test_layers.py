@@ -37,7 +37,7 @@ ALLOWED: dict[str, set[str]] = {
 }
 BASE_MODULES = {"cmpc", "source", "diagnostics", "outcome", "limits", "codes", "files"}
 BASE_MODULES |= {"safe_text", "safefs", "jsontypes", "_fastscan", "_fastdraw", "callable_package"}
-BASE_MODULES |= {"_classcache", "lazy", "digests", "_fastswap"}
+BASE_MODULES |= {"_classcache", "lazy", "digests", "_fastswap", "_pycfinder", "_recache"}
 # Imports inside functions are for the CLI's start-up (a verb loads only what it runs).
 LAZY_ALLOWED = {"cmpc.cli"}
 # optional C modules: absent without a compiler

@@ -9,6 +9,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from cmpc import _pycfinder
+
+_pycfinder.install()  # cmpc's own modules load through a short path (cmpc/_pycfinder.py)
+
 __version__ = "0.1.0"
 
 _API = ("Checked", "CmpcError", "PolicyFailed", "Results", "Runs", "build", "check", "load_runs")

@@ -146,6 +146,8 @@ def install() -> None:
 # each field's `_type_<name>` and `_dflt_<name>`, and `cls`).
 _REPLAYS = sys.version_info[:2] == (3, 11)
 _original = dataclasses._process_class  # type: ignore[attr-defined]
+_MISSING = dataclasses.MISSING
+_function = types.FunctionType
 _CONSTANTS = {
     "MISSING": dataclasses.MISSING,
     "_HAS_DEFAULT_FACTORY": dataclasses._HAS_DEFAULT_FACTORY,  # type: ignore[attr-defined]
@@ -158,6 +160,7 @@ _WRITTEN = frozenset(
     ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__", "__match_args__")
 )
 _WRITTEN |= {"__slots__", "__getstate__", "__setstate__", "__post_init__"}
+_MEMBER = types.MemberDescriptorType  # a slot's descriptor: no default
 # What an annotation naming ClassVar, InitVar or KW_ONLY can resolve to: left to dataclasses.
 _SPECIAL = (dataclasses.KW_ONLY, dataclasses.InitVar)
 
@@ -193,52 +196,57 @@ def _fields(cls, options):
     if not cls.__doc__ or module is None or not _WRITTEN.isdisjoint(namespace):
         return None
     annotations = namespace.get("__annotations__", {})
-    dc, missing = dataclasses, dataclasses.MISSING
+    missing, Field, FIELD = dataclasses.MISSING, dataclasses.Field, dataclasses._FIELD
+    globals_ = module.__dict__
     fields = []
     for name, kind in annotations.items():
-        if not isinstance(kind, str) or name == "self" or _special(kind, module.__dict__):
+        if kind.__class__ is not str or name == "self" or _special(kind, globals_):
             return None
         default = getattr(cls, name, missing)
-        if isinstance(default, dc.Field):
+        if isinstance(default, Field):
             field = default
+            if field.default.__class__.__hash__ is None:
+                return None  # dataclasses' ValueError: mutable default
+            if field.kw_only is missing:
+                field.kw_only = kw_only
         else:
-            if isinstance(default, types.MemberDescriptorType):
+            if isinstance(default, _MEMBER):
                 default = missing
-            field = dc.Field(default, missing, True, True, None, True, None, missing)  # field()
-        if field.default.__class__.__hash__ is None:
-            return None  # dataclasses' ValueError: mutable default
+            elif default.__class__.__hash__ is None:
+                return None  # dataclasses' ValueError: mutable default
+            field = Field(default, missing, True, True, None, True, None, kw_only)  # field()
         field.name, field.type = name, kind
-        field._field_type = dc._FIELD
-        if field.kw_only is missing:
-            field.kw_only = kw_only
+        field._field_type = FIELD
         fields.append(field)
-    if any(isinstance(v, dc.Field) and k not in annotations for k, v in namespace.items()):
-        return None  # dataclasses' TypeError: a field without a type annotation
+    for key, value in namespace.items():
+        if isinstance(value, Field) and key not in annotations:
+            return None  # dataclasses' TypeError: a field without a type annotation
     defaulted = False
-    for field in fields:
-        if field.init and not field.kw_only:
-            has_default = field.default is not missing or field.default_factory is not missing
-            if defaulted and not has_default:
+    keys = []
+    for f in fields:
+        has_value, has_factory = f.default is not missing, f.default_factory is not missing
+        if f.init and not f.kw_only:
+            if defaulted and not (has_value or has_factory):
                 return None  # dataclasses' TypeError: non-default argument follows default
-            defaulted = defaulted or has_default
-    shape = (
-        options,
-        tuple(
-            (f.name, f.kw_only, f.default is not missing, f.default_factory is not missing, *flags)
-            for f in fields
-            for flags in [(f.init, f.repr, f.compare, f.hash)]
-        ),
-    )
+            defaulted = defaulted or has_value or has_factory
+        keys.append((f.name, f.kw_only, has_value, has_factory, f.init, f.repr, f.compare, f.hash))
+    shape = (options, tuple(keys))
     return fields, shape
+
+
+_SPLITS: dict[str, tuple[str | None, str] | tuple[()]] = {}  # annotation -> (prefix, name)
 
 
 def _special(annotation, module):
     """Whether dataclasses could read this string annotation as ClassVar, InitVar or KW_ONLY
     (its `_is_type`, answered once for the three and erring towards yes)."""
-    match = dataclasses._MODULE_IDENTIFIER_RE.match(annotation)
-    if match is None:
+    split = _SPLITS.get(annotation)
+    if split is None:
+        match = dataclasses._MODULE_IDENTIFIER_RE.match(annotation)
+        split = _SPLITS[annotation] = match.group(1, 2) if match is not None else ()
+    if not split:
         return False
-    prefix, name = match.group(1, 2)
+    prefix, name = split
     if prefix:
         return module.get(prefix) in (dataclasses, sys.modules.get("typing"))
     found = module.get(name)
@@ -276,15 +284,19 @@ def _steps(record, eq, frozen):
 
 def _is_step(step):
     """Whether a recorded step has the layout `_record` writes: (code, name, parameter names)."""
-    if not isinstance(step, tuple) or len(step) != 3:
+    if step.__class__ is not tuple or len(step) != 3:
         return False
     maker, name, parameters = step
-    return (
-        isinstance(maker, types.CodeType)
-        and isinstance(name, str)
-        and isinstance(parameters, tuple)
-        and all(isinstance(p, str) for p in parameters)
+    return (  # marshal makes exact types: no subclass to allow for
+        maker.__class__ is _CODE
+        and name.__class__ is str
+        and parameters.__class__ is tuple
+        and set(map(type, parameters)) <= _STR
     )
+
+
+_CODE = types.CodeType
+_STR = {str}
 
 
 def _record(shape, cls, options, names):
@@ -331,7 +343,7 @@ def _replay(cls, fields, steps, options):
     cls.__dataclass_fields__ = by_name
     for maker, name, parameters in steps:
         values = {p: _value(p, cls, by_name) for p in parameters}
-        function = types.FunctionType(maker, namespace)(**values)
+        function = _function(maker, namespace)(**values)
         if name == "__hash__":
             cls.__hash__ = dc._set_qualname(cls, function)
             continue
@@ -350,12 +362,13 @@ def _replay(cls, fields, steps, options):
 
 def _value(parameter, cls, fields):
     """The value dataclasses passes a function's maker for this parameter name."""
-    if parameter == "cls":
-        return cls
-    if parameter.startswith("_type_"):
+    head = parameter[:6]
+    if head == "_type_":
         return fields[parameter[6:]].type
-    if parameter.startswith("_dflt_"):
+    if head == "_dflt_":
         field = fields[parameter[6:]]
         factory = field.default_factory
-        return factory if factory is not dataclasses.MISSING else field.default
+        return factory if factory is not _MISSING else field.default
+    if parameter == "cls":
+        return cls
     return _CONSTANTS[parameter]

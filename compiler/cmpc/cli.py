@@ -19,16 +19,21 @@ import warnings  # noqa: E402
 from collections.abc import Iterator, Sequence  # noqa: E402
 from typing import TYPE_CHECKING, Any, NoReturn  # noqa: E402
 
-from cmpc import __version__, _classcache, lazy  # noqa: E402
+from cmpc import __version__, _classcache, _recache, lazy  # noqa: E402
 
 if TYPE_CHECKING:
     import argparse
 else:  # with gettext and locale, a twentieth of `cmpc check`: plain check arguments skip it
     argparse = lazy.module("argparse")
+# pathlib imports ntpath (with five failed imports of Windows modules) for PureWindowsPath, and
+# urllib.parse imports ipaddress for URLs with a bracketed host: a build uses neither (2 ms)
+lazy.module("ntpath")
+lazy.module("ipaddress")
 
 # The command line, not `import cmpc`, hands dataclasses the caching exec: a program that uses
 # the API keeps the standard library as it is (see cmpc/_classcache.py).
 _classcache.install()
+_recache.install()  # and re the kept programs of its patterns (cmpc/_recache.py)
 
 from cmpc.outcome import Outcome  # noqa: E402  (after install: a record class)
 
