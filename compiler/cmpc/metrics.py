@@ -147,6 +147,7 @@ def _describe_small(x: np.ndarray, keys: tuple[str, ...], overwrite: bool) -> St
     deviation = np.subtract(x, mean)
     total = float(np.add.reduce(np.multiply(deviation, deviation, out=deviation)))
     below, above, weights, ranks, middle = _linear_ranks(n, keys)
+    low, high = float(x.min()), float(x.max())  # before the partition: a ±0 tie's sign is order's
     work = x if overwrite else x.copy()
     work.partition(ranks)
     chosen = dict(zip(ranks, work[ranks].tolist(), strict=True))
@@ -162,8 +163,8 @@ def _describe_small(x: np.ndarray, keys: tuple[str, ...], overwrite: bool) -> St
         n=n,
         mean=mean,
         std=math.sqrt(total / n),  # correctly rounded, as np.sqrt
-        min=float(x.min()),
-        max=float(x.max()),
+        min=low,
+        max=high,
         median=centre / len(middle),
         percentiles=values,
     )

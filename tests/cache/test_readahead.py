@@ -3,6 +3,7 @@ once, and every result (hashes, points, diagnostics, memos) the reading pass's o
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 import os
@@ -159,3 +160,42 @@ def test_a_warm_reduction_reads_nothing_ahead(tmp_path, monkeypatch):
     monkeypatch.setattr(readpass, "read_ahead", lambda *a: pytest.fail("read ahead when warm"))
     again = ingest.reduce_all(todo, cache=cache)
     assert [d.reduced for d in again] == [d.reduced for d in first]
+
+
+def test_an_llmd_report_read_ahead_is_parsed_and_hashed_from_the_bytes_read(tmp_path, monkeypatch):
+    # readers that read a whole document (llm-d reports, MLPerf summaries) take the held
+    # bytes too: no second open, no third read to hash, detection and parse on one version
+    source = Path(__file__).resolve().parents[2] / "conformance" / "fixtures" / "llmd-report"
+    report = source / "0.7.0" / "chat-stream-c4" / "benchmark_report.json"
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    paths = [folder / f"r{i}.json" for i in range(3)]
+    for path in paths:
+        path.write_bytes(report.read_bytes())
+    todo = [ingest.Task(str(p), p.name, None, (), "ttft", ("median",)) for p in paths]
+    opened: list[str] = []
+    real_open = builtins.open
+
+    def spy(file, *args, **kwargs):
+        if isinstance(file, str) and file.startswith(str(folder)):
+            opened.append(Path(file).name)
+        return real_open(file, *args, **kwargs)
+
+    rehashed: list[str] = []
+    real_sha = ingest._sha256_or_empty
+    monkeypatch.setattr("builtins.open", spy)
+    monkeypatch.setattr(ingest, "_sha256_or_empty", lambda p: rehashed.append(p) or real_sha(p))
+    done = ingest.reduce_all(todo)
+    assert all(d.reduced is not None and not d.diagnostics for d in done), done
+    assert [d.sha256 for d in done] == [sha256(str(p)) for p in paths]
+    assert opened == ["r0.json"], "the first in its own pass; the others only read ahead"
+    assert rehashed == []
+
+
+def test_a_read_ahead_thread_that_dies_leaves_the_file_to_the_readers_pass(tmp_path, monkeypatch):
+    todo = tasks(tmp_path, 3)
+    monkeypatch.setattr(readahead.ReadAhead, "_work", lambda self: None)  # ends, storing nothing
+    ahead = readahead.ReadAhead([t.path for t in todo])
+    assert ahead.take(0) is None
+    assert ahead.take(1) is None, "no wait forever for a thread that is gone"
+    ahead.close()

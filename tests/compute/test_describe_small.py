@@ -42,6 +42,8 @@ def columns() -> dict[str, np.ndarray]:
         "lone -0.0": np.array([-0.0]),
         "two -0.0": np.array([-0.0, -0.0]),
         "zeros of both signs": np.array([0.0, -0.0, -0.0, 0.0, -0.0]),
+        "zeros then a negative": np.array([-0.0, 0.0, -1.0]),  # min/max's sign: order's
+        "zeros around a positive": np.array([0.0, -0.0, 0.0, 1.0, 0.0, -0.0, 1.0, 0.0, -0.0]),
         "negatives": -rng.random(33),
         "ties": np.repeat([0.01, 0.03, 0.02], [50, 3, 20]),
         "infinities": np.array([1.0, np.inf, 2.0, -np.inf, 3.0]),
@@ -63,7 +65,16 @@ def test_short_path_gives_the_general_paths_bits(name):
     assert np.array_equal(x, before, equal_nan=True), "the column is left as it was"
 
 
-@pytest.mark.parametrize("name", ["gamma 100", "zeros of both signs", "a NaN"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gamma 100",
+        "zeros of both signs",
+        "zeros then a negative",
+        "zeros around a positive",
+        "a NaN",
+    ],
+)
 def test_overwrite_gives_the_same_figures(name):
     x = columns()[name]
     assert bits(describe(x.copy(), KEYS, overwrite=True)) == bits(general(x.copy(), KEYS, True))

@@ -58,7 +58,9 @@ class ReadAhead:
             self._taken = i + 1
             self._changed.notify_all()
             while i not in self._held and not self._stop:
-                self._changed.wait()
+                if not self._thread.is_alive():
+                    return None  # the thread died before this file: the reader's pass reads it
+                self._changed.wait(0.5)
             return self._held.pop(i, None)
 
     def close(self) -> None:

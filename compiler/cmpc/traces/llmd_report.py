@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml  # this module is imported only to read a report: `cmpc check` never loads it
 
-from cmpc.traces import jsonscan
+from cmpc.traces import jsonscan, readpass
 from cmpc.traces.common import mapping, number, object_at
 from cmpc.traces.jsonscan import TraceError
 from cmpc.traces.proved import Layout, Reading
@@ -101,7 +101,7 @@ def read(path: str, fmt: str = NAME) -> list[Run]:
 
 def _document(path: str) -> Any:
     limit = jsonscan.record_limit()
-    with open(path, "rb") as handle:
+    with readpass.open_input(path) as handle:  # the build's one read of it, hashed on the way
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise TraceError(f"the report is over {limit} bytes", "the document", "E301")

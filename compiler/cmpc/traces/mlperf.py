@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 
 from cmpc.diagnostics import Diagnostic, warning
-from cmpc.traces import jsonscan
+from cmpc.traces import jsonscan, readpass
 from cmpc.traces.common import mapping, number
 from cmpc.traces.jsonscan import TraceError
 from cmpc.traces.proved import Layout, Reading
@@ -97,8 +97,7 @@ _DETAIL_FIELDS = {
 
 
 def read(path: str, fmt: str = NAME, root: str | None = None) -> list[Run]:
-    with open(path, "rb") as handle:
-        head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    head = readpass.head(path, 4096).lstrip(b"\xef\xbb\xbf \t\r\n")
     detail = head.startswith(_MLLOG.encode())
     run = _read_detail(path, fmt) if detail else _read_summary(path, fmt)
     return [_with_system(run, root)]
@@ -106,7 +105,7 @@ def read(path: str, fmt: str = NAME, root: str | None = None) -> list[Run]:
 
 def _read_summary(path: str, fmt: str) -> Run:
     limit = jsonscan.record_limit()
-    with open(path, "rb") as handle:
+    with readpass.open_input(path) as handle:  # the build's one read of it, hashed on the way
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise TraceError(f"the summary is over {limit} bytes", "the document", "E301")
