@@ -11,11 +11,10 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 /* frontier_reads repeats numpy's float operations one by one: a fused multiply-add would round
-   once where numpy rounds twice (GCC contracts by default where the target has FMA) */
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
+   once where numpy rounds twice. setup.py compiles this file with -ffp-contract=off (GCC and
+   clang; GCC contracts by default where the target has FMA); MSVC has its pragma */
+#if defined(_MSC_VER)
+#pragma fp_contract(off)
 #endif
 #include <math.h>
 #include <stdint.h>
@@ -67,6 +66,77 @@ static int fits8(Py_ssize_t a, Py_ssize_t b)
     return a >= 0 && b >= 0 && (b == 0 || a <= PY_SSIZE_T_MAX / 8 / b);
 }
 
+/* a C-contiguous buffer of native float64 ('d') or int64 ('q', or 'l' where a long is 8
+   bytes), as an O& converter with cleanup: a buffer of other items is a ValueError, where its
+   item size alone let a float64 pass for an int64 or a byte-swapped array through */
+static int typed_view(PyObject *o, Py_buffer *view, int flags, int integer)
+{
+    if (PyObject_GetBuffer(o, view, flags | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return 0;
+    const char *f = view->format != NULL ? view->format : "B";
+    if (*f == '@')
+        f++;
+    int typed = f[0] != '\0' && f[1] == '\0' &&
+                (integer ? f[0] == 'q' || (f[0] == 'l' && sizeof(long) == 8) : f[0] == 'd');
+    if (view->itemsize != 8 || !typed) {
+        PyErr_Format(PyExc_ValueError, "_fastdraw: needs a C-contiguous %s buffer, not format '%s'",
+                     integer ? "int64" : "float64", view->format != NULL ? view->format : "B");
+        PyBuffer_Release(view);
+        return 0;
+    }
+    return Py_CLEANUP_SUPPORTED;
+}
+
+#define CONVERTER(name, flags, integer)                                                       \
+    static int name(PyObject *o, void *view)                                                  \
+    {                                                                                         \
+        if (o == NULL) { /* a later argument failed: release this one */                      \
+            PyBuffer_Release((Py_buffer *)view);                                              \
+            return 1;                                                                         \
+        }                                                                                     \
+        return typed_view(o, (Py_buffer *)view, (flags), (integer));                          \
+    }
+CONVERTER(float64_in, PyBUF_SIMPLE, 0)
+CONVERTER(float64_out, PyBUF_WRITABLE, 0)
+CONVERTER(int64_in, PyBUF_SIMPLE, 1)
+CONVERTER(int64_out, PyBUF_WRITABLE, 1)
+#undef CONVERTER
+
+/* a 64-bit word of a PCG64 state, an int in [0, 2**64) (the "K" format masked any int) */
+static int word64(PyObject *o, void *out)
+{
+    unsigned long long v = PyLong_AsUnsignedLongLong(o);
+    if (v == (unsigned long long)-1 && PyErr_Occurred())
+        return 0;
+    *(unsigned long long *)out = v;
+    return 1;
+}
+
+/* a PCG64 state's held 32-bit output: in [0, 2**32) */
+static int word32(PyObject *o, void *out)
+{
+    if (!word64(o, out))
+        return 0;
+    if (*(unsigned long long *)out > UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "_fastdraw: a state's uinteger is below 2**32");
+        return 0;
+    }
+    return 1;
+}
+
+/* every quantile in [0, 1]: (total - 1) * q past it would be cast to int64 undefined (the
+   checker's E110 keeps a spec's percentiles inside; this guards the module's own callers) */
+static int quantiles_in_range(const Py_buffer *qs, const char *who)
+{
+    const double *q = qs->buf;
+    for (Py_ssize_t k = 0; k < qs->len / 8; k++)
+        if (!(q[k] >= 0.0 && q[k] <= 1.0)) {
+            PyErr_Format(PyExc_ValueError, "%s: quantiles must be in [0, 1]", who);
+            return -1;
+        }
+    return 0;
+}
+
 static int counts_buffer(Py_buffer *out, Py_ssize_t n, Py_ssize_t rows)
 {
     if (n < 1 || n > (Py_ssize_t)UINT32_MAX || rows < 0 || out->itemsize != 8 ||
@@ -113,8 +183,9 @@ static PyObject *draw_counts_pcg64(PyObject *self, PyObject *args)
     Py_ssize_t n, rows;
     Py_buffer out;
     (void)self;
-    if (!PyArg_ParseTuple(args, "(KKKKpK)nnw*", &state_hi, &state_lo, &inc_hi, &inc_lo,
-                          &has_word, &word, &n, &rows, &out))
+    if (!PyArg_ParseTuple(args, "(O&O&O&O&pO&)nnO&", word64, &state_hi, word64, &state_lo,
+                          word64, &inc_hi, word64, &inc_lo, &has_word, word32, &word, &n, &rows,
+                          int64_out, &out))
         return NULL;
     if (counts_buffer(&out, n, rows))
         return NULL;
@@ -137,7 +208,7 @@ static PyObject *draw_counts(PyObject *self, PyObject *args)
     Py_ssize_t n, rows;
     Py_buffer out;
     (void)self;
-    if (!PyArg_ParseTuple(args, "Onnw*", &capsule, &n, &rows, &out))
+    if (!PyArg_ParseTuple(args, "OnnO&", &capsule, &n, &rows, int64_out, &out))
         return NULL;
     if (counts_buffer(&out, n, rows))
         return NULL;
@@ -218,8 +289,8 @@ static PyObject *percentile_ranks(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     wanted *want = NULL;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*nny*w*w*w*|n", &counts, &rows, &m, &qs, &low, &high, &sizes,
-                          &known))
+    if (!PyArg_ParseTuple(args, "O&nnO&O&O&O&|n", int64_in, &counts, &rows, &m, float64_in, &qs,
+                          int64_out, &low, int64_out, &high, int64_out, &sizes, &known))
         return NULL;
     Py_ssize_t nq = qs.len / 8, width = rows > 0 ? counts.len / 8 / rows : 0;
     if (rows < 0 || m < 1 || m > width || qs.itemsize != 8 || qs.len != nq * 8 ||
@@ -229,6 +300,8 @@ static PyObject *percentile_ranks(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "percentile_ranks: needs 1 <= m <= width");
         goto done;
     }
+    if (quantiles_in_range(&qs, "percentile_ranks"))
+        goto done;
     want = PyMem_Malloc(sizeof(wanted) * (size_t)(2 * nq + 1));
     if (want == NULL) {
         PyErr_NoMemory();
@@ -260,12 +333,27 @@ done:
     return result;
 }
 
+/* one row of counts times one column of values: whole numbers, exact in any order while
+   below 2**53, so four running sums (the one definition weighted_sums and bootstrap_pcg64 share) */
+static inline double counts_dot(const int64_t *row, const double *values, Py_ssize_t n)
+{
+    double acc[4] = {0.0, 0.0, 0.0, 0.0};
+    Py_ssize_t j = 0;
+    for (; j + 4 <= n; j += 4)
+        for (int lane = 0; lane < 4; lane++)
+            acc[lane] += (double)row[j + lane] * values[j + lane];
+    for (; j < n; j++)
+        acc[0] += (double)row[j] * values[j];
+    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
 static PyObject *weighted_sums(PyObject *self, PyObject *args)
 {
     Py_buffer counts, table, out;
     Py_ssize_t rows, n;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*nny*w*", &counts, &rows, &n, &table, &out))
+    if (!PyArg_ParseTuple(args, "O&nnO&O&", int64_in, &counts, &rows, &n, float64_in, &table,
+                          float64_out, &out))
         return NULL;
     Py_ssize_t k = n > 0 ? table.len / 8 / n : 0;
     if (rows < 0 || n < 1 || !fits8(rows, n) || !fits8(rows, k) || counts.itemsize != 8 ||
@@ -285,18 +373,8 @@ static PyObject *weighted_sums(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t r = 0; r < rows; r++) {
         const int64_t *row = c + r * n;
-        for (Py_ssize_t col = 0; col < k; col++) {
-            const double *values = v + col * n;
-            /* whole numbers: exact in any order while below 2**53, so four running sums */
-            double acc[4] = {0.0, 0.0, 0.0, 0.0};
-            Py_ssize_t j = 0;
-            for (; j + 4 <= n; j += 4)
-                for (int lane = 0; lane < 4; lane++)
-                    acc[lane] += (double)row[j + lane] * values[j + lane];
-            for (; j < n; j++)
-                acc[0] += (double)row[j] * values[j];
-            sum[r * k + col] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-        }
+        for (Py_ssize_t col = 0; col < k; col++)
+            sum[r * k + col] = counts_dot(row, v + col * n, n);
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&counts);
@@ -325,22 +403,27 @@ static void release_metric(ranked_metric *r)
 
 static int take_metric(PyObject *item, ranked_metric *r, Py_ssize_t n, Py_ssize_t rows)
 {
-    PyObject *order, *qs, *values, *out;
+    PyObject *flag, *order, *qs, *values, *out;
     r->held = 0;
-    if (!PyArg_ParseTuple(item, "pOOOO", &r->in_place, &order, &qs, &values, &out))
+    if (!PyTuple_Check(item)) {
+        PyErr_SetString(PyExc_TypeError, "bootstrap_pcg64: each metric is a tuple "
+                                         "(in_place, order, qs, values, out)");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(item, "OOOOO", &flag, &order, &qs, &values, &out))
         return -1;
     PyObject *objects[] = {order, qs, values, out};
     Py_buffer *views[] = {&r->order, &r->qs, &r->values, &r->out};
     for (int i = 0; i < 4; i++) {
-        int flags = i < 3 ? PyBUF_C_CONTIGUOUS : PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE;
-        if (PyObject_GetBuffer(objects[i], views[i], flags) < 0)
+        if (!typed_view(objects[i], views[i], i < 3 ? PyBUF_SIMPLE : PyBUF_WRITABLE, i == 0))
             return -1;
         r->held++;
-        if (views[i]->itemsize != 8 || views[i]->len % 8) {
-            PyErr_SetString(PyExc_ValueError, "bootstrap_pcg64: buffers of 8-byte items");
-            return -1;
-        }
     }
+    if (quantiles_in_range(&r->qs, "bootstrap_pcg64"))
+        return -1;
+    /* its truth last, once the buffers are held: __bool__ runs Python code */
+    if ((r->in_place = PyObject_IsTrue(flag)) < 0)
+        return -1;
     Py_ssize_t m = r->order.len / 8, nq = r->qs.len / 8;
     r->stride = nq > 0 ? r->out.len / 8 / nq : 0;
     if ((r->in_place ? m != n : (m < 1 || m > n)) || r->values.len != m * 8 || nq < 1 ||
@@ -371,11 +454,13 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
     Py_buffer table, sums;
     PyObject *metrics, *result = NULL;
     (void)self;
-    if (!PyArg_ParseTuple(args, "(KKKKpK)nny*w*O", &state_hi, &state_lo, &inc_hi, &inc_lo,
-                          &has_word, &word, &n, &rows, &table, &sums, &metrics))
+    if (!PyArg_ParseTuple(args, "(O&O&O&O&pO&)nnO&O&O", word64, &state_hi, word64, &state_lo,
+                          word64, &inc_hi, word64, &inc_lo, &has_word, word32, &word, &n, &rows,
+                          float64_in, &table, float64_out, &sums, &metrics))
         return NULL;
-    PyObject *items = PySequence_Fast(metrics, "bootstrap_pcg64: metrics must be a sequence");
-    Py_ssize_t count = items ? PySequence_Fast_GET_SIZE(items) : 0, taken = 0;
+    /* a tuple of its own: the caller's list could change (an item's __bool__) while it is read */
+    PyObject *items = PySequence_Tuple(metrics);
+    Py_ssize_t count = items ? PyTuple_GET_SIZE(items) : 0, taken = 0;
     ranked_metric *ranked = items ? PyMem_Calloc((size_t)count + 1, sizeof(ranked_metric)) : NULL;
     int64_t *counts = NULL, *ordered = NULL, *ranks = NULL;
     wanted *want = NULL;
@@ -393,8 +478,12 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
                                           "table, rows x k float64 sums");
         goto done;
     }
+    if (k == 0 && count == 0) { /* nothing to sum or rank: no draws, the state as it came */
+        result = Py_BuildValue("(KKKKiK)", state_hi, state_lo, inc_hi, inc_lo, has_word, word);
+        goto done;
+    }
     for (; taken < count; taken++) {
-        if (take_metric(PySequence_Fast_GET_ITEM(items, taken), &ranked[taken], n, rows) < 0) {
+        if (take_metric(PyTuple_GET_ITEM(items, taken), &ranked[taken], n, rows) < 0) {
             taken++; /* its buffers held so far are released below */
             goto done;
         }
@@ -416,17 +505,8 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t r = 0; r < rows; r++) {
         COUNT_DRAWS(counts, n * 8, n, 1, pcg64_next32, &g);
-        for (Py_ssize_t col = 0; col < k; col++) { /* as weighted_sums */
-            const double *values = v + col * n;
-            double acc[4] = {0.0, 0.0, 0.0, 0.0};
-            Py_ssize_t j = 0;
-            for (; j + 4 <= n; j += 4)
-                for (int lane = 0; lane < 4; lane++)
-                    acc[lane] += (double)counts[j + lane] * values[j + lane];
-            for (; j < n; j++)
-                acc[0] += (double)counts[j] * values[j];
-            sum[r * k + col] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-        }
+        for (Py_ssize_t col = 0; col < k; col++) /* as weighted_sums */
+            sum[r * k + col] = counts_dot(counts, v + col * n, n);
         for (Py_ssize_t i = 0; i < count; i++) { /* as percentile_ranks */
             ranked_metric *metric = &ranked[i];
             Py_ssize_t m = metric->order.len / 8, nq = metric->qs.len / 8;
@@ -486,6 +566,52 @@ static inline double np_sign(double v)
     return v > 0 ? 1.0 : v < 0 ? -1.0 : v == 0 ? 0.0 : v;
 }
 
+/* whether point a sorts before point b in lexsort((-ys, xs)): xs holds no NaN (an unusable
+   point is +inf) and ys none (-inf), so this is a strict weak order; -0.0 ties with 0.0, as
+   numpy's comparisons have it */
+static inline int point_before(const double *xs, const double *ys, Py_ssize_t a, Py_ssize_t b)
+{
+    return xs[a] < xs[b] || (xs[a] == xs[b] && -ys[a] < -ys[b]);
+}
+
+#define SORT_RUN 16 /* points per run sorted by insertion before the merges */
+
+/* order = 0..cols-1 stably sorted as lexsort((-ys, xs)) sorts them, in O(cols log cols):
+   insertion-sorted runs, then bottom-up merges that take the left run's point on a tie;
+   `spare` has room for cols indices */
+static void sort_points(const double *xs, const double *ys, Py_ssize_t cols, Py_ssize_t *order,
+                        Py_ssize_t *spare)
+{
+    for (Py_ssize_t start = 0; start < cols; start += SORT_RUN) {
+        Py_ssize_t end = start + SORT_RUN < cols ? start + SORT_RUN : cols;
+        for (Py_ssize_t a = start; a < end; a++) {
+            Py_ssize_t b = a;
+            for (; b > start && point_before(xs, ys, a, order[b - 1]); b--)
+                order[b] = order[b - 1];
+            order[b] = a;
+        }
+    }
+    Py_ssize_t *from = order, *to = spare;
+    for (Py_ssize_t width = SORT_RUN; width < cols; width *= 2) {
+        for (Py_ssize_t lo = 0; lo < cols; lo += 2 * width) {
+            Py_ssize_t mid = lo + width < cols ? lo + width : cols;
+            Py_ssize_t hi = mid + width < cols ? mid + width : cols;
+            Py_ssize_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                to[k++] = point_before(xs, ys, from[j], from[i]) ? from[j++] : from[i++];
+            while (i < mid)
+                to[k++] = from[i++];
+            while (j < hi)
+                to[k++] = from[j++];
+        }
+        Py_ssize_t *swap = from;
+        from = to;
+        to = swap;
+    }
+    if (from != order)
+        memcpy(order, from, sizeof(Py_ssize_t) * (size_t)cols);
+}
+
 /* One row's frontier knots as compute/frontier_batch.py `frontiers` finds them: the usable
    points by interactivity, the highest throughput of each, kept while above every later one;
    fx and fy get the `count` knots then NaN to `cols`. */
@@ -498,17 +624,7 @@ static Py_ssize_t row_frontier(const double *x, const double *y, Py_ssize_t cols
         ys[j] = usable ? y[j] : -INFINITY;
     }
     /* lexsort((-ys, xs)): by interactivity, then by throughput falling; stable */
-    for (Py_ssize_t a = 0; a < cols; a++) {
-        Py_ssize_t held = a, b = a;
-        order[a] = a;
-        for (; b > 0; b--) {
-            Py_ssize_t o = order[b - 1];
-            if (!(xs[o] > xs[held] || (xs[o] == xs[held] && -ys[o] > -ys[held])))
-                break;
-            order[b] = o;
-        }
-        order[b] = held;
-    }
+    sort_points(xs, ys, cols, order, order + cols);
     /* later: the highest throughput after each sorted point (only the first at each
        interactivity counts); a point is kept above it */
     double later = -INFINITY;
@@ -608,12 +724,13 @@ static PyObject *frontier_reads(PyObject *self, PyObject *args)
     double target, at_knot, scale;
     int method, mirrored;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*nnddipw*", &x, &y, &rows, &cols, &target, &at_knot,
-                          &method, &mirrored, &out))
+    if (!PyArg_ParseTuple(args, "O&O&nnddipO&", float64_in, &x, float64_in, &y, &rows, &cols,
+                          &target, &at_knot, &method, &mirrored, float64_out, &out))
         return NULL;
     double *work = NULL;
     Py_ssize_t *order = NULL;
-    if (rows < 0 || cols < 1 || !fits8(rows, cols) || method < 0 || method > 2 ||
+    /* cols <= PY_SSIZE_T_MAX / 32: the four rows of doubles below fit */
+    if (rows < 0 || cols < 1 || !fits8(rows, cols) || !fits8(4, cols) || method < 0 || method > 2 ||
         x.itemsize != 8 || x.len != rows * cols * 8 || y.itemsize != 8 || y.len != x.len ||
         out.itemsize != 8 || out.len != rows * 8 || !PyBuffer_IsContiguous(&x, 'C') ||
         !PyBuffer_IsContiguous(&y, 'C') || !PyBuffer_IsContiguous(&out, 'C')) {
@@ -621,8 +738,10 @@ static PyObject *frontier_reads(PyObject *self, PyObject *args)
                                           "(cols >= 1), rows float64 out, method 0-2");
         goto done;
     }
+    if (rows == 0)
+        goto done;
     work = PyMem_Malloc(sizeof(double) * 4 * (size_t)cols);
-    order = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)cols);
+    order = PyMem_Malloc(sizeof(Py_ssize_t) * 2 * (size_t)cols); /* the sort's and its spare */
     if (work == NULL || order == NULL) {
         PyErr_NoMemory();
         goto done;
@@ -672,7 +791,8 @@ static PyMethodDef methods[] = {
      "drawn from a PCG64 state as draw_counts_pcg64 draws them, each row's counts times each "
      "row of `table` into `sums` (rows x k) as weighted_sums, and for each metric (in_place, "
      "order, qs, values, out) its `linear` percentiles into out's first `rows` columns "
-     "(len(qs) x stride), one row at a time; returns the state after."},
+     "(len(qs) x stride), one row at a time; returns the state after (unchanged, nothing drawn, "
+     "when there is no column and no metric)."},
 #endif
     {"frontier_reads", frontier_reads, METH_VARARGS,
      "frontier_reads(x, y, rows, cols, target, at_knot, method, mirrored, out) -> None: each "

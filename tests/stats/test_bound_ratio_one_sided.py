@@ -122,6 +122,23 @@ def test_a_warm_rebuild_with_another_price_gives_the_fresh_builds_bound(
     assert warm["cost_ratio_one_sided_ci"] is not None
 
 
+def _head_and_empty(side: str, cost: float | None) -> tuple[Any, Any]:
+    """A bound comparison's head (alpha against beta) and its results with no interval yet."""
+    head: Any = {
+        "system": "alpha",
+        "baseline": "beta",
+        "bound": side,
+        "throughput_ratio": 0.9,
+        "per_gpu_throughput_ratio": 1.1,
+        "cost_ratio": cost,
+    }
+    empty: Any = {key: None for key in ("throughput_ratio_ci", "cost_ratio_ci")}
+    empty |= {"throughput_ratio_one_sided_ci": None, "cost_ratio_one_sided_ci": None}
+    empty |= {"confidence": 0.95, "within_noise": None, "cost_within_noise": None}
+    empty |= {"interval_note": None, "interval_basis": None, "interval_assumption": None}
+    return head, empty
+
+
 @pytest.mark.parametrize("side", ["lower", "upper"])
 @pytest.mark.parametrize("cost", [None, 1.3])
 @pytest.mark.parametrize("holes", [0, 40, 1995])
@@ -135,18 +152,7 @@ def test_the_cost_bound_from_a_staged_price_free_part_is_the_full_computation(si
     rng = np.random.default_rng(holes)
     ratios = rng.uniform(0.5, 1.5, 2000)
     ratios[rng.choice(2000, holes, replace=False)] = np.nan
-    head: Any = {
-        "system": "alpha",
-        "baseline": "beta",
-        "bound": side,
-        "throughput_ratio": 0.9,
-        "per_gpu_throughput_ratio": 1.1,
-        "cost_ratio": cost,
-    }
-    empty: Any = {key: None for key in ("throughput_ratio_ci", "cost_ratio_ci")}
-    empty |= {"throughput_ratio_one_sided_ci": None, "cost_ratio_one_sided_ci": None}
-    empty |= {"confidence": 0.95, "within_noise": None, "cost_within_noise": None}
-    empty |= {"interval_note": None, "interval_basis": None, "interval_assumption": None}
+    head, empty = _head_and_empty(side, cost)
     listed = ratios.tolist()
     price_free = uncertainty.bound_ratio_interval(
         comparison, {**head, "cost_ratio": None}, empty, listed
@@ -361,18 +367,7 @@ def test_ratios_ranked_by_numpy_give_the_python_rankings_bounds(side, cost, case
         ratios = np.round(ratios, 1)
     else:
         ratios = ratios[:9]  # too few to bound
-    head: Any = {
-        "system": "alpha",
-        "baseline": "beta",
-        "bound": side,
-        "throughput_ratio": 0.9,
-        "per_gpu_throughput_ratio": 1.1,
-        "cost_ratio": cost,
-    }
-    empty: Any = {key: None for key in ("throughput_ratio_ci", "cost_ratio_ci")}
-    empty |= {"throughput_ratio_one_sided_ci": None, "cost_ratio_one_sided_ci": None}
-    empty |= {"confidence": 0.95, "within_noise": None, "cost_within_noise": None}
-    empty |= {"interval_note": None, "interval_basis": None, "interval_assumption": None}
+    head, empty = _head_and_empty(side, cost)
     with np.errstate(divide="ignore", invalid="ignore"):
         fast = uncertainty.bound_ratio_interval(comparison, head, empty, ratios)
     slow = uncertainty.bound_ratio_interval(comparison, head, empty, ratios.tolist())

@@ -263,3 +263,19 @@ def test_bad_fused_bootstrap_arguments_are_errors_not_crashes():
     assert (sums == 5).all()  # every row drew 5 requests
     drew = out[0, :3]  # each row's median of values 0 and 1 drawn: 0, 0.5 or 1; none: NaN
     assert np.isin(drew[np.isfinite(drew)], [0.0, 0.5, 1.0]).all() and out[0, 3] == 0
+
+
+@pytest.mark.parametrize("resamples", [1, 300])
+def test_replicates_take_the_fused_c_path_once(resamples, monkeypatch):
+    # the fused call draws every bootstrap row; the blocks' path then draws only the jackknife
+    calls = []
+    real = _fastdraw.bootstrap_pcg64
+
+    def spy(*args):
+        calls.append(args[1:3])
+        return real(*args)
+
+    monkeypatch.setattr(_fastdraw, "bootstrap_pcg64", spy)
+    run = _run(500, 3)
+    assert replicates(run, QUERIES, Settings(resamples, 9), "sha") is not None
+    assert calls == [(500, resamples)]

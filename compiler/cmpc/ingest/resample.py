@@ -28,7 +28,11 @@ from cmpc.traces.table import Requests, Run
 
 try:
     from cmpc import _fastdraw  # optional C draw-and-count (setup.py); the numpy code is exact too
-except ImportError:  # pragma: no cover - not built: numpy's integers and bincount serve
+
+    # compute/frontier_batch.py may have put lazy.module's stand-in in sys.modules first: it
+    # imports on this read, so a broken build fails here, not in the first replicates()
+    _fastdraw.draw_counts  # noqa: B018
+except (ImportError, AttributeError):  # not built or broken: numpy's integers and bincount serve
     _fastdraw = None  # type: ignore[assignment]
 
 # draws per block of replicates: small enough that a block's counts (8 bytes a draw) stay in
@@ -182,7 +186,10 @@ def _quantile(stat: str) -> float | None:
     if stat == "median":
         return 0.5
     if stat.startswith("p"):
-        return float(stat[1:]) / 100
+        q = float(stat[1:]) / 100
+        if not 0 <= q <= 1:  # the checker's E110 keeps a spec's inside; C and numpy refuse alike
+            raise ValueError(f"percentile `{stat}` is outside p0 to p100")
+        return q
     return None
 
 
