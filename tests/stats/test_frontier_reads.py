@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -141,20 +139,14 @@ def test_a_large_sweep_sorts_as_numpys_lexsort(cols, monkeypatch):
     assert n.max() > 3 and np.signbit(fy[-5:, 0]).any() and not np.signbit(fy[-5:, 0]).all()
 
 
-def test_many_points_per_row_are_not_quadratic(monkeypatch):
-    # points by falling interactivity, the insertion sort's worst case: 120 rows x 4000 points
-    # took 22x numpy's CPU time with it (0.97 s against 0.043 s), 0.22x with the merge sort
+def test_the_sorts_worst_case_reads_as_numpy(monkeypatch):
+    # points by falling interactivity: an insertion sort's worst case (its cost is timed by
+    # benchmarks/frontier_reads.py, not here)
     rows, cols = 120, 4000
     x = np.tile(np.linspace(100.0, 1.0, cols), (rows, 1))
     y = np.tile(np.linspace(1.0, 1000.0, cols), (rows, 1))
-    start = time.process_time()
     fast = read_batch(x, y, 50.0, "linear")
-    in_c = time.process_time() - start
-    start = time.process_time()
-    slow = _numpy(monkeypatch, read_batch, x, y, 50.0, "linear")
-    in_numpy = time.process_time() - start
-    assert fast.tobytes() == slow.tobytes()
-    assert in_c < in_numpy, (in_c, in_numpy)
+    assert fast.tobytes() == _numpy(monkeypatch, read_batch, x, y, 50.0, "linear").tobytes()
 
 
 @pytest.mark.parametrize("method", [*METHODS, "calculator"])
