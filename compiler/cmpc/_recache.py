@@ -1,13 +1,22 @@
-"""Regular expressions compiled once and kept: a later start hands `_sre` the kept program.
+"""Regular expressions of module bodies compiled once and kept: a later start reuses the program.
 
 `re.compile` parses a pattern and writes its matching program in Python at every start: about
-9 ms of a cold build for its 60 patterns (the spec lexer's, the run-file field names', the
-text checks'). The program depends only on the pattern's type and text, its flags and the
-`re` version, the key under which `re` caches it in memory too; so the command line keeps, in
-`cmpc/__pycache__` (marshal, beside the dataclass codes of cmpc/_classcache.py), each pattern's
-program, group count and names, and builds the Pattern from them with `_sre.compile`, as
-`re._compiler.compile` ends. A pattern not kept, a debug compile, a parsed pattern or a record
-`_sre` refuses is compiled as usual; an unwritable folder only means no saving.
+9 ms of a cold build for the 55 patterns cmpc's modules compile as they are imported (the spec
+lexer's, the run-file field names', the text checks'). The program depends only on the
+pattern's type and text, its flags and the `re` version, the key under which `re` caches it in
+memory too; so `cmpc`'s `main()` keeps, in `cmpc/__pycache__` (marshal, beside the dataclass
+codes of cmpc/_classcache.py), each such pattern's program, group count and names, and builds
+the Pattern from them with `_sre.compile`, as `re._compiler.compile` ends.
+
+Only a pattern compiled by the body of an imported module (the first frame outside `re` is
+`<module>` code, not `__main__`'s) is kept: one compiled inside a function (fnmatch's, a spec's
+`runs` glob, any text read at run time) is compiled as usual and never written. The file
+holds at most `_MOST` records of at most `_RECORD_BYTES` each, `_FILE_BYTES` in all; a run adds
+records while there is room and never drops one it did not replace (delete the file to start
+afresh). A pattern's warnings (FutureWarning for a possible set) show at its first compile
+only: the kept program is built without parsing.
+A debug compile, a parsed pattern or a record `_sre` refuses is compiled as usual; an
+unwritable folder only means no saving.
 """
 
 from __future__ import annotations
@@ -25,15 +34,16 @@ _compiler = re._compiler  # type: ignore[attr-defined]
 _FOLDER = os.path.join(os.path.dirname(__file__), "__pycache__")
 _FILE = os.path.join(_FOLDER, f"regex-code.{sys.implementation.cache_tag}.marshal")
 _STAMP = f"{sys.version} sre {_sre.MAGIC} {_sre.CODESIZE} 2"  # 2: records marshalled each
-# entries kept: those this run used first, then others up to this many (a test suite compiles
-# hundreds of patterns a build never sees; the file is read at every start)
+# the file is read at every start: a bound on records and bytes (cmpc's own: 55, about 20 KB)
 _MOST = 256
+_RECORD_BYTES = 16 * 1024
+_FILE_BYTES = 256 * 1024
 _original = _compiler.compile
 # (is str, pattern, flags) -> its record, marshalled until a start compiles that pattern
 _kept: dict[tuple[bool, str | bytes, int], bytes] = {}
-_used: list[tuple[bool, str | bytes, int]] = []  # the keys this process compiled, in order
+_added: list[tuple[bool, str | bytes, int]] = []  # the keys this process compiled afresh
 _read = False
-misses = 0  # patterns compiled afresh in this process (read by the tests)
+misses = 0  # module-body patterns compiled afresh in this process (read by the tests)
 hits = 0  # patterns built from a kept program (read by the tests)
 
 
@@ -42,17 +52,34 @@ def _load() -> None:
     _read = True
     try:
         with open(_FILE, "rb") as handle:
-            stamp, kept = marshal.loads(handle.read())
-    except (OSError, EOFError, ValueError, TypeError):
+            body = handle.read(_FILE_BYTES + 1)
+    except OSError:
+        return
+    if len(body) > _FILE_BYTES:
+        return
+    try:
+        stamp, kept = marshal.loads(body)
+    except (EOFError, ValueError, TypeError):
         return
     if stamp == _STAMP and isinstance(kept, dict):
         _kept.update((k, v) for k, v in kept.items() if isinstance(v, bytes))
 
 
+def _in_module_body() -> bool:
+    """Whether the compile comes from an imported module's body, past the frames of `re`."""
+    frame = sys._getframe(2)  # the caller of compile()
+    while frame is not None:
+        name = frame.f_globals.get("__name__")
+        if name != "re" and not (isinstance(name, str) and name.startswith("re.")):
+            return frame.f_code.co_name == "<module>" and name != "__main__"
+        frame = frame.f_back
+    return False
+
+
 def compile(p: Any, flags: int = 0) -> Any:  # re._compiler.compile's own signature
-    """`re._compiler.compile`, from the kept program when there is one."""
+    """`re._compiler.compile`, from the kept program for a module body's pattern."""
     global misses, hits
-    if not isinstance(p, (str, bytes)) or flags & re.DEBUG:
+    if not isinstance(p, (str, bytes)) or flags & re.DEBUG or not _in_module_body():
         return _original(p, flags)
     flags = int(flags)  # re passes a plain int; a RegexFlag is one too, and marshal takes ints
     key = (isinstance(p, str), p, flags)
@@ -67,7 +94,6 @@ def compile(p: Any, flags: int = 0) -> Any:  # re._compiler.compile's own signat
             pass  # not a record this `_sre` takes: compiled afresh below
         else:
             hits += 1
-            _used.append(key)
             return pattern
     try:  # re._compiler.compile's steps, keeping what they hand `_sre`
         parsed = _compiler._parser.parse(p, flags)
@@ -84,33 +110,42 @@ def compile(p: Any, flags: int = 0) -> Any:  # re._compiler.compile's own signat
     record = (int(flags | state.flags), code, state.groups - 1, groupindex, tuple(indexgroup))
     pattern = _sre.compile(p, *record)
     _kept[key] = marshal.dumps(record)
-    _used.append(key)
+    _added.append(key)
     misses += 1
     return pattern
 
 
 def _kept_now() -> dict[tuple[bool, str | bytes, int], bytes]:
-    """What the file keeps: this run's patterns, then earlier ones, up to _MOST."""
-    keys = dict.fromkeys(_used)
-    for key in _kept:
-        if len(keys) >= _MOST:
-            break
-        keys.setdefault(key)
-    return {key: _kept[key] for key in list(keys)[:_MOST] if key in _kept}
+    """What the file keeps: the records read, then this run's while the bounds allow."""
+    added = set(_added)
+    records = list(_kept.items())  # a copy: another thread may compile while this runs
+    ordered = [r for r in records if r[0] not in added] + [r for r in records if r[0] in added]
+    kept: dict[tuple[bool, str | bytes, int], bytes] = {}
+    size = 0
+    for key, record in ordered:
+        weight = len(record) + len(key[1]) + 16
+        if len(record) > _RECORD_BYTES or size + weight > _FILE_BYTES or len(kept) >= _MOST:
+            continue
+        kept[key] = record
+        size += weight
+    return kept
 
 
 def _save() -> None:
     """Write the programs compiled in this run next to those read, atomically."""
     if not misses:
         return
-    part = f"{_FILE}.{os.getpid()}.tmp"
+    part = f"{_FILE}.{os.getpid()}.{os.urandom(6).hex()}.tmp"  # a stale one never blocks
     try:
+        body = marshal.dumps((_STAMP, _kept_now()))
+        if len(body) > _FILE_BYTES:
+            return
         os.makedirs(_FOLDER, exist_ok=True)
         fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(marshal.dumps((_STAMP, _kept_now())))
+            handle.write(body)
         os.replace(part, _FILE)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RuntimeError):
         with contextlib.suppress(OSError):
             os.unlink(part)
 
