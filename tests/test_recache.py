@@ -150,6 +150,52 @@ def test_a_damaged_or_foreign_file_is_no_file(kept, monkeypatch):
         assert _recache.misses == 1 and _recache.hits == 0
 
 
+def _flipped(kept: Path, *, digest_too: bool) -> None:
+    """Change one opcode of every record in the file; recompute its digest or not."""
+    data = kept.read_bytes()
+    stamp, records = marshal.loads(data[_recache._DIGEST :])
+    for key, record in records.items():
+        final, code, groups, index, names = marshal.loads(record)
+        code[len(code) // 2] ^= 1  # one opcode or argument off by one bit, as bit rot does
+        records[key] = marshal.dumps((final, code, groups, index, names))
+    body = marshal.dumps((stamp, records))
+    digest = _recache.blake2b(body, digest_size=_recache._DIGEST).digest()
+    kept.write_bytes((digest if digest_too else data[: _recache._DIGEST]) + body)
+
+
+def test_a_record_changed_on_disk_is_detected_and_never_handed_to_sre(kept, monkeypatch):
+    for pattern, flags in PATTERNS:
+        _in_module(pattern, flags)
+    _recache._save()
+    _flipped(kept, digest_too=True)  # the control: a matching digest, the records are read
+    _fresh_start(monkeypatch)
+    _recache._load()
+    assert len(_recache._kept) == len(PATTERNS)
+    _flipped(kept, digest_too=False)
+    _fresh_start(monkeypatch)
+    handed = []
+    monkeypatch.setattr(_recache, "_sre", type("Sre", (), {"compile": handed.append}))
+    _recache._load()
+    assert _recache._kept == {}
+    monkeypatch.undo()
+
+
+def test_a_build_with_a_flipped_opcode_in_its_kept_file_runs(sweep_copy, tmp_path):
+    kept = tmp_path / "kept" / "regex-code.marshal"
+    assert _build(sweep_copy, kept)[0] == 0
+    data = kept.read_bytes()
+    stamp, records = marshal.loads(data[_recache._DIGEST :])
+    key = next(k for k in records if k[1] == r"\S")  # the reviewer's: SIGSEGV on .search()
+    final, code, groups, index, names = marshal.loads(records[key])
+    code[9] = 0  # the charset's jump zeroed (4 -> 0): the program _sre takes and crashes on
+    crash = f"import _sre; _sre.compile(r'\\S', {final}, {code}, 0, {{}}, (None,)).search('a b')"
+    assert subprocess.run([sys.executable, "-c", crash], capture_output=True).returncode != 0
+    records[key] = marshal.dumps((final, code, groups, index, names))
+    kept.write_bytes(data[: _recache._DIGEST] + marshal.dumps((stamp, records)))
+    code, hits, misses = _build(sweep_copy, kept)
+    assert code == 0 and hits == 0 and misses >= 40  # rc 0, not -11: the file was not used
+
+
 def test_records_are_bounded_in_bytes_and_a_run_never_drops_what_it_read(kept, monkeypatch):
     monkeypatch.setattr(_recache, "_MOST", 4)
     for n in range(3):
@@ -172,7 +218,7 @@ def test_records_are_bounded_in_bytes_and_a_run_never_drops_what_it_read(kept, m
     for n in range(100):
         _in_module(f"more{n}", 0)
     _recache._save()
-    assert len(kept.read_bytes()) <= 2000
+    assert len(kept.read_bytes()) <= 2000 + _recache._DIGEST
     _fresh_start(monkeypatch)
     _recache._load()
     kept_now = [k[1] for k in _recache._kept]

@@ -10,11 +10,14 @@ the Pattern from them with `_sre.compile`, as `re._compiler.compile` ends.
 
 Only a pattern compiled by the body of an imported module (the first frame outside `re` is
 `<module>` code, not `__main__`'s) is kept: one compiled inside a function (fnmatch's, a spec's
-`runs` glob, any text read at run time) is compiled as usual and never written. The file
-holds at most `_MOST` records of at most `_RECORD_BYTES` each, `_FILE_BYTES` in all; a run adds
-records while there is room and never drops one it did not replace (delete the file to start
-afresh). A pattern's warnings (FutureWarning for a possible set) show at its first compile
-only: the kept program is built without parsing.
+`runs` glob, any text read at run time) is compiled as usual and never written. The file is
+trusted as much as the `.pyc` beside it (same folder, same writer); its BLAKE2b digest guards
+against bit rot and half-written files, since `_sre` takes many damaged programs and then
+crashes on a match: a file whose digest does not match is no file. It holds at most `_MOST`
+records of at most `_RECORD_BYTES` each, `_FILE_BYTES` in all; a run adds records while there
+is room and never drops one it did not replace (delete the file to start afresh). A
+pattern's warnings (FutureWarning for a possible set) show at its first compile only: the kept
+program is built without parsing.
 A debug compile, a parsed pattern or a record `_sre` refuses is compiled as usual; an
 unwritable folder only means no saving.
 """
@@ -30,10 +33,13 @@ import re
 import sys
 from typing import Any
 
+from cmpc.digests import blake2b
+
 _compiler = re._compiler  # type: ignore[attr-defined]
 _FOLDER = os.path.join(os.path.dirname(__file__), "__pycache__")
 _FILE = os.path.join(_FOLDER, f"regex-code.{sys.implementation.cache_tag}.marshal")
-_STAMP = f"{sys.version} sre {_sre.MAGIC} {_sre.CODESIZE} 2"  # 2: records marshalled each
+_STAMP = f"{sys.version} sre {_sre.MAGIC} {_sre.CODESIZE} 3"  # 3: a digest before the records
+_DIGEST = 32  # bytes of BLAKE2b heading the file
 # the file is read at every start: a bound on records and bytes (cmpc's own: 55, about 20 KB)
 _MOST = 256
 _RECORD_BYTES = 16 * 1024
@@ -52,10 +58,11 @@ def _load() -> None:
     _read = True
     try:
         with open(_FILE, "rb") as handle:
-            body = handle.read(_FILE_BYTES + 1)
+            data = handle.read(_DIGEST + _FILE_BYTES + 1)
     except OSError:
         return
-    if len(body) > _FILE_BYTES:
+    body = data[_DIGEST:]
+    if len(body) > _FILE_BYTES or blake2b(body, digest_size=_DIGEST).digest() != data[:_DIGEST]:
         return
     try:
         stamp, kept = marshal.loads(body)
@@ -143,7 +150,7 @@ def _save() -> None:
         os.makedirs(_FOLDER, exist_ok=True)
         fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(body)
+            handle.write(blake2b(body, digest_size=_DIGEST).digest() + body)
         os.replace(part, _FILE)
     except (OSError, ValueError, RuntimeError):
         with contextlib.suppress(OSError):
