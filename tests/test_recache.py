@@ -225,6 +225,16 @@ def test_records_are_bounded_in_bytes_and_a_run_never_drops_what_it_read(kept, m
     assert kept_now[:4] == ["first0", "first1", "first2", "later0"] and 4 < len(kept_now) < 100
 
 
+def test_nothing_is_written_under_dont_write_bytecode(kept, monkeypatch):
+    _in_module("written?", 0)
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    _recache._save()
+    assert not kept.exists()
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    _recache._save()
+    assert kept.exists()  # the control
+
+
 def test_a_stale_temporary_file_does_not_block_a_save(kept):
     stale = kept.parent / f"{kept.name}.{os.getpid()}.tmp"  # a killed start's, same pid
     stale.write_bytes(b"half")

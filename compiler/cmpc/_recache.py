@@ -15,9 +15,9 @@ trusted as much as the `.pyc` beside it (same folder, same writer); its BLAKE2b 
 against bit rot and half-written files, since `_sre` takes many damaged programs and then
 crashes on a match: a file whose digest does not match is no file. It holds at most `_MOST`
 records of at most `_RECORD_BYTES` each, `_FILE_BYTES` in all; a run adds records while there
-is room and never drops one it did not replace (delete the file to start afresh). A
-pattern's warnings (FutureWarning for a possible set) show at its first compile only: the kept
-program is built without parsing.
+is room and never drops one it did not replace (delete the file to start afresh). Nothing is
+written under `-B` or PYTHONDONTWRITEBYTECODE. A pattern's warnings (FutureWarning for a
+possible set) show at its first compile only: the kept program is built without parsing.
 A debug compile, a parsed pattern or a record `_sre` refuses is compiled as usual; an
 unwritable folder only means no saving.
 """
@@ -140,7 +140,7 @@ def _kept_now() -> dict[tuple[bool, str | bytes, int], bytes]:
 
 def _save() -> None:
     """Write the programs compiled in this run next to those read, atomically."""
-    if not misses:
+    if not misses or sys.dont_write_bytecode:
         return
     part = f"{_FILE}.{os.getpid()}.{os.urandom(6).hex()}.tmp"  # a stale one never blocks
     try:
