@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -244,6 +245,23 @@ def test_a_stale_temporary_file_does_not_block_a_save(kept):
         kept.name,
         stale.name,
     ]
+
+
+def test_a_pattern_whose_parse_warns_warns_at_every_start_and_is_not_kept(kept, monkeypatch):
+    for _start in range(2):
+        _fresh_start(monkeypatch)
+        with pytest.warns(FutureWarning, match="Possible nested set"):
+            made = _in_module("[[a]", 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            assert made == _recache._original("[[a]", 0) and made.match("[")
+        assert _recache.misses == 0 and _recache._kept == {}
+        _recache._save()
+        assert not kept.exists()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        with pytest.raises(FutureWarning):  # an error filter applies as it does to re's own
+            _in_module("[[b]", 0)
 
 
 def test_errors_and_debug_compiles_are_re_s_own(kept):

@@ -16,8 +16,8 @@ against bit rot and half-written files, since `_sre` takes many damaged programs
 crashes on a match: a file whose digest does not match is no file. It holds at most `_MOST`
 records of at most `_RECORD_BYTES` each, `_FILE_BYTES` in all; a run adds records while there
 is room and never drops one it did not replace (delete the file to start afresh). Nothing is
-written under `-B` or PYTHONDONTWRITEBYTECODE. A pattern's warnings (FutureWarning for a
-possible set) show at its first compile only: the kept program is built without parsing.
+written under `-B` or PYTHONDONTWRITEBYTECODE. A pattern whose parse warns (FutureWarning for
+a possible set) is not kept: the warning is shown and the next start parses it again.
 A debug compile, a parsed pattern or a record `_sre` refuses is compiled as usual; an
 unwritable folder only means no saving.
 """
@@ -31,6 +31,7 @@ import marshal
 import os
 import re
 import sys
+import warnings
 from typing import Any
 
 from cmpc.digests import blake2b
@@ -74,7 +75,7 @@ def _load() -> None:
 
 def _in_module_body() -> bool:
     """Whether the compile comes from an imported module's body, past the frames of `re`."""
-    frame = sys._getframe(2)  # the caller of compile()
+    frame: Any = sys._getframe(2)  # the caller of compile()
     while frame is not None:
         name = frame.f_globals.get("__name__")
         if name != "re" and not (isinstance(name, str) and name.startswith("re.")):
@@ -102,12 +103,18 @@ def compile(p: Any, flags: int = 0) -> Any:  # re._compiler.compile's own signat
         else:
             hits += 1
             return pattern
+    warned: list[warnings.WarningMessage] = []
     try:  # re._compiler.compile's steps, keeping what they hand `_sre`
-        parsed = _compiler._parser.parse(p, flags)
-        code = _compiler._code(parsed, flags)
+        with warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always")
+            parsed = _compiler._parser.parse(p, flags)
+            code = _compiler._code(parsed, flags)
         state = parsed.state
     except AttributeError:  # another re: its own compile
         return _original(p, flags)
+    finally:  # shown as re shows them (an error too): where and how the parse warned
+        for w in warned:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
     groupindex = dict(state.groupdict)
     indexgroup = [None] * state.groups
     for name, index in groupindex.items():
@@ -116,6 +123,8 @@ def compile(p: Any, flags: int = 0) -> Any:  # re._compiler.compile's own signat
     code = [int(op) for op in code]
     record = (int(flags | state.flags), code, state.groups - 1, groupindex, tuple(indexgroup))
     pattern = _sre.compile(p, *record)
+    if warned:  # not kept: a later start, building it from the record, would not warn
+        return pattern
     _kept[key] = marshal.dumps(record)
     _added.append(key)
     misses += 1
