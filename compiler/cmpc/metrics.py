@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -80,6 +81,8 @@ def describe(
     n = int(x.size)
     if n == 0:
         return Stats(0, None, None, None, None, None, dict.fromkeys(keys))
+    if n < _SMALL and method == "linear" and x.dtype == np.float64 and x.ndim == 1:
+        return _describe_small(x, tuple(keys), overwrite)
     mean = float(np.mean(x))
     total = 0.0
     scratch = np.empty(min(n, _BLOCK))  # one block reused: a fresh one per block faults its pages
@@ -127,6 +130,60 @@ def describe(
     )
 
 
+_SMALL = _SELECT_FROM  # below this many values, `describe` takes the short path
+
+
+def _describe_small(x: np.ndarray, keys: tuple[str, ...], overwrite: bool) -> Stats:
+    """`describe` of a short float64 column (one block, one partition): the same figures bit
+    for bit, in a quarter of the time (a run of a sweep is a few hundred requests, and its
+    describes were 25 numpy calls each on a handful of numbers).
+
+    The steps that set the bits stay numpy's (the pairwise sums, min, max, the partition); the
+    rest is scalar: the ranks and weights of the percentiles, kept per (n, keys), and
+    `_lerp`'s two roundings, which IEEE doubles give the same in Python as in numpy.
+    """
+    n = int(x.size)
+    mean = float(np.add.reduce(x)) / n  # np.mean: the pairwise sum, divided by the count
+    deviation = np.subtract(x, mean)
+    total = float(np.add.reduce(np.multiply(deviation, deviation, out=deviation)))
+    below, above, weights, ranks, middle = _linear_ranks(n, keys)
+    work = x if overwrite else x.copy()
+    work.partition(ranks)
+    chosen = dict(zip(ranks, work[ranks].tolist(), strict=True))
+    values = {}
+    for key, lo, hi, t in zip(keys, below, above, weights, strict=True):
+        a, b = chosen[lo], chosen[hi]
+        diff = b - a
+        values[key] = b - diff * (1 - t) if t >= 0.5 else a + diff * t
+    centre = 0.0  # numpy's pairwise sum starts from 0.0 (so a lone -0.0 sums to 0.0)
+    for r in middle:
+        centre += chosen[r]
+    return Stats(
+        n=n,
+        mean=mean,
+        std=math.sqrt(total / n),  # correctly rounded, as np.sqrt
+        min=float(x.min()),
+        max=float(x.max()),
+        median=centre / len(middle),
+        percentiles=values,
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _linear_ranks(
+    n: int, keys: tuple[str, ...]
+) -> tuple[list[int], list[int], list[float], list[int], list[int]]:
+    """numpy's `linear` ranks and weights of `keys` over `n` values, as `describe` computes
+    them: below, above, weight, the ranks to partition at, and the median's one or two."""
+    q = np.true_divide(np.array([float(k) for k in keys], dtype=np.float64), 100)
+    virtual = (n - 1) * q
+    below = np.clip(np.floor(virtual).astype(np.intp), 0, n - 1)
+    above = np.clip(below + 1, 0, n - 1)
+    middle = sorted({(n - 1) // 2, n // 2})
+    ranks = sorted({*below.tolist(), *above.tolist(), *middle})
+    return below.tolist(), above.tolist(), (virtual - below).tolist(), ranks, middle
+
+
 def percentiles(
     x: np.ndarray, qs: Sequence[float], method: PercentileMethod = "linear"
 ) -> list[float]:
@@ -141,6 +198,16 @@ def percentiles(
     ordered = np.sort(x)
     if math.isnan(float(ordered[-1])):  # NaN sorts last: numpy answers NaN
         return [math.nan] * len(qs)
+    before, after, gamma = _sorted_ranks(n, q.tobytes())
+    values: list[float] = _lerp(ordered[before], ordered[after], gamma).tolist()
+    return values
+
+
+@functools.lru_cache(maxsize=256)
+def _sorted_ranks(n: int, fractions: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`percentiles`' indexes into the sorted values and its weights, for `n` values and the
+    quantiles (float64 bytes): the same for every run of a size, made once (read-only)."""
+    q = np.frombuffer(fractions)
     # numpy's _get_indexes and _get_gamma, step for step: index -1 (the top) where a rank is past it
     virtual = (n - 1) * q
     before = np.floor(virtual)
@@ -149,8 +216,10 @@ def percentiles(
     before[top] = -1
     after[top] = -1
     gamma = virtual - before
-    a, b = ordered[before.astype(np.intp)], ordered[after.astype(np.intp)]
-    return [float(v) for v in _lerp(a, b, gamma)]
+    out = (before.astype(np.intp), after.astype(np.intp), gamma)
+    for array in out:
+        array.setflags(write=False)
+    return out
 
 
 def order_statistics(x: np.ndarray, ranks: list[int]) -> dict[int, float] | None:

@@ -374,6 +374,37 @@ def test_an_entry_body_is_jsons_canonical_text_byte_for_byte(sweep):
     assert cache.get(key) == reduced
 
 
+def test_a_files_shared_quantiles_are_encoded_once_and_exactly(sweep, monkeypatch):
+    """The points of one run hold copies of one dict of CDF quantiles: the body encodes it once
+    and copies it in, and the bytes stay json's canonical text whatever the floats are."""
+    from cmpc.ingest.cache import _canonical, _encode, _encoded_body
+
+    paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
+    task = ingest.Task(str(paths[0]), "r", "cmpc", (), "tpot", ("median", "p90", "p99"))
+    reduced = ingest._reduce(task)[0]
+    shared = reduced.points["median"][0].quantiles
+    assert shared and all(reduced.points[s][0].quantiles == shared for s in ("p90", "p99"))
+    encoded: list[object] = []
+    real = cache_module._canonical
+    monkeypatch.setattr(cache_module, "_canonical", lambda doc: encoded.append(doc) or real(doc))
+    assert _encoded_body(reduced) == real(_encode(reduced))
+    assert sum(doc == shared for doc in encoded) == 1, "one encoding for the run's three points"
+    odd = {"ttft": (-0.0, 5e-324, 1e308, float("nan"), float("inf")), "\x000": (1.0,), "é": ()}
+    for quantiles in (odd, {}, {"tpot": ()}):
+        points = {
+            stat: tuple(dataclasses.replace(p, quantiles=quantiles) for p in points)
+            for stat, points in reduced.points.items()
+        }
+        r = dataclasses.replace(reduced, points=points)
+        assert _encoded_body(r) == _canonical(_encode(r)), quantiles
+    apart = {  # equal dicts, not one: each encoded, the same bytes
+        stat: tuple(dataclasses.replace(p, quantiles=dict(odd)) for p in points)
+        for stat, points in reduced.points.items()
+    }
+    r = dataclasses.replace(reduced, points=apart)
+    assert _encoded_body(r) == _canonical(_encode(r))
+
+
 def test_a_cold_reduction_looks_up_no_file_and_a_warm_one_each_once(sweep, monkeypatch):
     """A cache with no entry cannot hit and one with no hash memo knows no hash: a cold
     reduction looks up neither, before reading or after; with memos but no entries, each

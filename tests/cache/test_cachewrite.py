@@ -154,3 +154,39 @@ def test_a_ctrl_c_while_waiting_for_the_writer_ends_the_process(tmp_path):
     command = [sys.executable, "-c", script, str(tmp_path / "c")]
     run = subprocess.run(command, capture_output=True, text=True, timeout=20)
     assert run.returncode != 0 and "KeyboardInterrupt" in run.stderr
+
+
+def test_an_entry_is_hashed_and_written_by_the_thread_with_the_bytes_of_a_put_in_turn(
+    sweep, tmp_path, monkeypatch
+):
+    """The caller encodes the body (it reads the points); the writer thread hashes it (hashlib
+    releases the GIL) and writes the very entry a plain put writes."""
+    from cmpc.ingest import reduce as ingest
+
+    paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
+    task = ingest.Task(str(paths[0]), "r", "cmpc", (), "tpot", ("median", "p90"), resamples=50)
+    reduced = ingest._reduce(task, lambda: "0" * 64)[0]
+    key = cache_module.Key("0" * 64, "r", "cmpc", (), "tpot", ("median", "p90"))
+    plain, behind = Cache(tmp_path / "plain"), Cache(tmp_path / "behind")
+    assert plain.prepare() is None and behind.prepare() is None
+    plain.put(key, reduced)
+    hashed_on: list[str] = []
+    real = cache_module.hashlib.sha256
+
+    def sha256(data=b""):
+        hashed_on.append(threading.current_thread().name)
+        return real(data)
+
+    monkeypatch.setattr(cache_module.hashlib, "sha256", sha256)
+    with cachewrite.behind(behind) as writing:
+        writing.put(key, reduced)
+    assert hashed_on == ["cmpc-cache-writes"]
+    entry = ("entries", key.digest()[:2], f"{key.digest()}.json")
+    assert behind.root.joinpath(*entry).read_bytes() == plain.root.joinpath(*entry).read_bytes()
+    assert behind.get(key) == reduced
+    monkeypatch.setenv("CMPC_MAX_RECORD_BYTES", "1000")  # the limit the caller saw is kept
+    small = Cache(tmp_path / "small")
+    assert small.prepare() is None
+    with cachewrite.behind(small) as writing:
+        writing.put(key, reduced)
+    assert not small.root.joinpath(*entry).exists()

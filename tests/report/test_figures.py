@@ -10,6 +10,7 @@ import random
 import re
 from xml.etree import ElementTree
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -380,3 +381,18 @@ def test_figures_csv_lines_are_the_csv_modules_lines():
         rows.append(["".join(rng.choices(pieces, k=rng.randint(0, 4))) for _ in range(width)])
     for row in rows:
         assert figures.csv_line(row) == _csv_module_line(row), row
+
+
+def test_coordinates_are_written_as_rounding_to_two_decimals_first_writes_them():
+    """`num` formats with `.2f` alone: the same text as round(v, 2) formatted, on ties (exact
+    binary halves round to even), tiny negatives (never `-0`), and values of every scale."""
+
+    def rounded_first(v: float) -> str:
+        s = f"{round(v, 2) + 0.0:.2f}".rstrip("0").rstrip(".")
+        return "0" if s == "-0" else s
+
+    rng = np.random.default_rng(3)
+    values = [0.125, 0.375, 2.675, 1.005, -0.005, -0.0049, -0.0, 0.0, 5e-324, -5e-324, 1e300]
+    values += [k / 1000 for k in range(-3000, 3001)]  # every third decimal, halves included
+    values += (rng.standard_normal(5000) * 10.0 ** rng.integers(-6, 16, 5000)).tolist()
+    assert [svg.num(v) for v in values] == [rounded_first(v) for v in values]

@@ -97,3 +97,18 @@ def test_interval_quantiles_of_sorted_replicates_equal_numpys():
         sorted_quantiles(values, np.array([0.5, 1.5]))
     with_nan = np.array([0.1, 0.2, 0.3, np.nan])  # sorted: NaN last
     assert np.isnan(sorted_quantiles(with_nan, np.array([0.025, 0.975]))).all()
+
+
+def test_ranks_kept_per_size_and_quantiles_serve_any_order_of_calls():
+    """`percentiles` keeps its indexes and weights per (size, quantiles): calls that alternate
+    sizes and quantile lists still answer as numpy, and the kept arrays cannot be changed."""
+    from cmpc import metrics
+
+    rng = np.random.default_rng(5)
+    lists = (CDF_PERCENTILES, (50.0, 90.0, 99.0), (0.0, 100.0), (99.9,))
+    for n in (1, 2, 3, 512, 2, 1, 511, 512):
+        x = rng.gamma(2.0, 0.01, n).round(6)
+        for qs in lists:
+            assert _bits(percentiles(x, qs)) == _bits(np.percentile(x, qs)), (n, qs)
+    before, after, gamma = metrics._sorted_ranks(512, np.array([0.5, 0.9]).tobytes())
+    assert not (before.flags.writeable or after.flags.writeable or gamma.flags.writeable)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cmpc.traces import readpass
 from cmpc.traces.jsonscan import _Bytes, _File
 
 KEY = re.compile(rb'"k"\s*:\s*\[')
@@ -37,3 +39,64 @@ def test_block_search_equals_whole_search(parts, scan, data):
             # reads that start inside the block kept from the last search
             assert blocks.read(lo, hi) == whole.read(lo, hi)
             assert blocks.read(max(0, lo - 3), lo + 5) == whole.read(max(0, lo - 3), lo + 5)
+
+
+def _held_handle(text: bytes):
+    """The same bytes as a file read ahead into memory (readpass.Held) opens them."""
+    held = readpass.Held(text, "", os.stat(__file__), 0.0)
+    with readpass.hashing("doc", held):
+        return readpass.open_input("doc")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from([b"a", b"]", b'"', b'"k"', b":", b" ", b"[", b"x" * 7]), max_size=60),
+    st.integers(1, 24),
+    st.lists(
+        st.tuples(
+            st.sampled_from(["find", "rfind", "search", "read"]),
+            st.sampled_from([b"]", b'"', b"]]", b'"k"']),
+            st.integers(0, 500),
+            st.integers(0, 40),
+        ),
+        max_size=12,
+    ),
+    st.booleans(),
+)
+def test_any_sequence_of_searches_equals_the_whole_search(parts, scan, calls, held):
+    """Searches inside the block the last one kept look there in place: a sequence of them,
+    each starting anywhere, finds what the whole bytes give, from a file or from memory."""
+    text = b"".join(parts)
+    with tempfile.NamedTemporaryFile() as tmp:
+        tmp.write(text)
+        tmp.flush()
+        with _held_handle(text) if held else open(tmp.name, "rb") as handle:
+            blocks = _File(handle)
+            blocks.SCAN, blocks.OVERLAP = scan, 8
+            whole = _Bytes(text)
+            for name, sub, lo, width in calls:
+                lo = lo % (len(text) + 1)
+                hi = lo + width
+                if name == "search":
+                    assert blocks.search(KEY, lo) == whole.search(KEY, lo)
+                elif name == "read":
+                    assert blocks.read(lo, hi) == whole.read(lo, hi)
+                else:
+                    assert getattr(blocks, name)(sub, lo, hi) == getattr(whole, name)(sub, lo, hi)
+
+
+def test_a_search_inside_the_kept_block_reads_and_moves_nothing(tmp_path, monkeypatch):
+    """The array end sought after its key is in the block the key search read: found there,
+    with no second read and no megabyte moved to the buffer's front."""
+    path = tmp_path / "doc.json"
+    path.write_bytes(b'{"k": [' + b"1, " * 50_000 + b'2], "z": 0}')
+    with open(path, "rb") as handle:
+        blocks = _File(handle)
+        start = blocks.search(KEY)[1] - 1
+        fills = []
+        real = blocks._fill
+        monkeypatch.setattr(blocks, "_fill", lambda *a, **k: fills.append(a) or real(*a, **k))
+        quote = blocks.find(b'"', start, blocks.size)
+        assert quote == path.read_bytes().find(b'"', start)
+        assert blocks.rfind(b"]", start, quote) == path.read_bytes().rfind(b"]", start, quote)
+        assert fills == []

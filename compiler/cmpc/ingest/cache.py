@@ -206,19 +206,18 @@ class Cache:
 
     def put(self, key: Key, reduced: Reduced) -> None:
         """Store atomically; a failure only costs speed."""
-        body = _encoded_body(reduced)
+        self.put_encoded(key, _encoded_body(reduced), _summary(reduced), _entry_bytes())
+
+    def put_encoded(self, key: Key, body: bytes, summary: JsonObject, limit: int) -> None:
+        """`put` of an entry whose body and summary are made: its header (the body's SHA-256)
+        and the write, which cachewrite's thread makes (hashlib releases the GIL)."""
         header = _canonical(
-            {
-                "key": key.to_json(),
-                "sha256": hashlib.sha256(body).hexdigest(),
-                "summary": _summary(reduced),
-            }
+            {"key": key.to_json(), "sha256": hashlib.sha256(body).hexdigest(), "summary": summary}
         )
-        data = header + b"\n" + body
-        if len(data) > _entry_bytes():
+        if len(header) + 1 + len(body) > limit:
             return  # get() would refuse it
         digest = key.digest()
-        self.store(("entries", digest[:2]), f"{digest}.json", data)
+        self.store(("entries", digest[:2]), f"{digest}.json", header + b"\n" + body)
 
     def store(self, folders: tuple[str, ...], name: str, data: bytes) -> None:
         """Write `root/folders.../name` atomically, making the folders; a failure costs speed
@@ -464,35 +463,67 @@ def _encode(reduced: Reduced) -> JsonObject:
 
 SPLICED = 256  # a point's strings this long (packed replicates) are copied in, not escaped
 _MARK = re.compile(rb'"\\u0000(\d+)"')
+_QUANTILES = _POINT_FIELDS.index("quantiles")
 
 
 def _encoded_body(reduced: Reduced) -> bytes:
     """`_canonical(_encode(reduced))`, byte for byte, with each long string of the points that
     json writes unchanged (printable ASCII, no quote or backslash) copied in afterwards: json
-    escapes base64 at about 150 MB/s, and a sweep's entries hold 130 kB of it each."""
+    escapes base64 at about 150 MB/s, and a sweep's entries hold 130 kB of it each. A run's
+    points hold copies of one dict of CDF quantiles (a hundred floats): it is encoded once,
+    not once a point (json's float repr was half of an entry's encoding)."""
     doc = _encode(reduced)
-    spliced: list[tuple[list[Any], int, str]] = []
+    spliced: list[tuple[list[Any], int, object, tuple[bytes, ...]]] = []
+    # a quantiles dict's keys and the ids of its value tuples (the points' copies of one dict
+    # hold the same tuples, which outlive this call) -> its text
+    shared: dict[tuple[tuple[object, int], ...], tuple[bytes, ...]] = {}
     for rows in doc["points"].values():
         for row in rows:
             for i, value in enumerate(row):
-                if isinstance(value, str) and len(value) >= SPLICED and _verbatim(value):
-                    row[i] = f"\0{len(spliced)}"  # json writes it as "\u0000<n>"
-                    spliced.append((row, i, value))
+                text: tuple[bytes, ...]
+                if isinstance(value, str) and len(value) >= SPLICED:
+                    plain = _verbatim_bytes(value)
+                    if plain is None:
+                        continue
+                    text = (b'"', plain, b'"')  # joined once, with the rest, below
+                elif i == _QUANTILES and isinstance(value, dict) and value:
+                    same = tuple((k, id(v)) for k, v in value.items())
+                    known = shared.get(same)
+                    text = known if known is not None else (_canonical(value),)
+                    shared[same] = text
+                else:
+                    continue
+                row[i] = f"\0{len(spliced)}"  # json writes it as "\u0000<n>"
+                spliced.append((row, i, value, text))
     out = _canonical(doc)
     if not spliced:
         return out
-    found = sorted(int(m) for m in _MARK.findall(out))  # in key order, not the points'
-    if found != list(range(len(spliced))):  # a stored string looks like a mark: no splicing
-        for row, i, value in spliced:
+    parts = _MARK.split(out)  # text, mark number, text, ...: in key order, not the points'
+    if sorted(int(n) for n in parts[1::2]) != list(range(len(spliced))):
+        for row, i, value, _ in spliced:  # a stored string looks like a mark: no splicing
             row[i] = value
         return _canonical(doc)
-    return _MARK.sub(lambda m: b'"' + spliced[int(m[1])][2].encode("ascii") + b'"', out)
+    pieces: list[bytes] = []
+    for k, part in enumerate(parts):
+        if k % 2:
+            pieces.extend(spliced[int(part)][3])
+        else:
+            pieces.append(part)
+    return b"".join(pieces)
 
 
 def _verbatim(text: str) -> bool:
     """Whether json writes `text` as it is between its quotes (ensure_ascii's plain characters:
     printable ASCII but the quote and the backslash); a C pass, four times isprintable's speed."""
-    return text.isascii() and not text.encode("ascii").translate(None, _PLAIN)
+    return _verbatim_bytes(text) is not None
+
+
+def _verbatim_bytes(text: str) -> bytes | None:
+    """`text` as the ASCII bytes json writes between its quotes, if `_verbatim`; else None."""
+    if not text.isascii():
+        return None
+    data = text.encode("ascii")
+    return None if data.translate(None, _PLAIN) else data
 
 
 _PLAIN = bytes(c for c in range(0x20, 0x7F) if c not in b'"\\')

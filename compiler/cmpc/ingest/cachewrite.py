@@ -2,11 +2,12 @@
 
 Creating an entry's file and its folder, and checking a hashed file's stat again before its
 hash is remembered, wait on the disk (1-3 ms a file on a busy machine, more than the
-reduction's own CPU); a waiting thread holds no GIL. The entries' bytes are still made by the
-caller, in order; only the writes move to the thread, at most PENDING queued, and `behind`
-returns once every one is done (an OSError, as always, costs only speed; any other exception a
-write raises is raised by `behind`, as the write itself would have). When no thread can be
-started, the writes are made in turn, as without it.
+reduction's own CPU); a waiting thread holds no GIL. The entries' bodies are still made by the
+caller, in order; their SHA-256 (hashlib releases the GIL too), headers and writes move to the
+thread, at most PENDING queued, and `behind` returns once every one is done (an OSError, as
+always, costs only speed; any other exception a write raises is raised by `behind`, as the
+write itself would have). When no thread can be started, the writes are made in turn, as
+without it.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from dataclasses import fields
 from functools import partial
 from pathlib import Path
 
-from cmpc.ingest.cache import Cache
+from cmpc.ingest import cache as cache_module
+from cmpc.ingest.cache import Cache, Key, Reduced
 
 _Job = Callable[[], None]
 PENDING = 16  # jobs queued at most (an entry may be up to the record-size limit, 64 MiB)
@@ -55,6 +57,12 @@ class _Behind(Cache):
 
     def store(self, folders: tuple[str, ...], name: str, data: bytes) -> None:
         self.put_job(partial(self.plain.store, folders, name, data))
+
+    def put(self, key: Key, reduced: Reduced) -> None:
+        # the body in the caller's turn (it reads the points); its hash, header and write here
+        body, summary = cache_module._encoded_body(reduced), cache_module._summary(reduced)
+        limit = cache_module._entry_bytes()
+        self.put_job(partial(self.plain.put_encoded, key, body, summary, limit))
 
     def remember_sha256(
         self, path: Path, st: os.stat_result, digest: str, read_at: float | None = None

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from cmpc import metrics as run_metrics
     from cmpc import traces
-    from cmpc.ingest import cachewrite, pooling, resample, sketch
+    from cmpc.ingest import cachewrite, pooling, readahead, resample, sketch
     from cmpc.traces import Run, readpass
 else:  # only a pool or a cluster needs them: 5-10 ms of imports (logging, sockets, pickle)
     multiprocessing = lazy.module("multiprocessing")
@@ -37,6 +37,7 @@ else:  # only a pool or a cluster needs them: 5-10 ms of imports (logging, socke
     resample = lazy.module("cmpc.ingest.resample")
     sketch = lazy.module("cmpc.ingest.sketch")
     cachewrite = lazy.module("cmpc.ingest.cachewrite")  # queue: only a miss writes
+    readahead = lazy.module("cmpc.ingest.readahead")  # a thread: only a cold reduction reads
 
 READERS = ("cmpc.traces", "cmpc.metrics", "cmpc.ingest.pooling", "cmpc.ingest.resample")
 
@@ -106,13 +107,15 @@ def _key(task: Task, sha256: str) -> Key:
     )
 
 
-def reduce_file(task: Task, cache: Cache | None = None) -> Done:
+def reduce_file(task: Task, cache: Cache | None = None, held: readpass.Held | None = None) -> Done:
     """Look up, else read and reduce one file (and store the result).
 
     A file whose hash is not remembered is hashed by the pass that reads it (each byte read
     once); the cache is then looked up with that hash, so an entry made elsewhere still wins.
-    A URL (remote inputs, opt-in) is fetched once to a temporary file: the hash, the cache key
-    and the reduction all come from the bytes that one read returned.
+    `held`: the file's bytes and hash, read ahead (ingest/readahead.py), which that pass then
+    reads instead of the file. A URL (remote inputs, opt-in) is fetched once to a temporary
+    file: the hash, the cache key and the reduction all come from the bytes that one read
+    returned.
     """
     if remote.is_url(task.path):
         return _reduce_url(task, cache)
@@ -141,18 +144,19 @@ def reduce_file(task: Task, cache: Cache | None = None) -> Done:
         sha = known + (beside or "")
         reduced, problems = _reduce(task, lambda: sha)
     else:
-        try:
-            before: os.stat_result | None = path.stat()
+        try:  # the stat before the read: the read ahead took its own, before its read
+            before: os.stat_result | None = held.stat if held else path.stat()
         except OSError:
             before = None
-        with readpass.hashing(task.path) as current:
+        with readpass.hashing(task.path, held) as current:
             # the replicates' seed is the file's hash, known once the reader has closed it
             reduced, problems = _reduce(
                 task, lambda: (current.digest or _sha256_or_empty(path)) + (beside or "")
             )
         digest = current.digest or _sha256_or_empty(path)
         if cache and current.digest and before is not None:
-            cache.remember_sha256(path, before, digest)
+            read_at = held.read_at if held and current.held else None
+            cache.remember_sha256(path, before, digest, read_at)
         sha = digest + beside if digest and beside is not None else ""
     if cache and sha:
         # a cache empty when reduce_all began holds no entry but those made since, whose
@@ -355,14 +359,30 @@ def reduce_all(
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
     left = [task for task in todo if task not in done]
-    with cachewrite.behind(cache) if cache and left else contextlib.nullcontext(cache) as local:
-        for task in left:
-            done[task] = reduce_file(task, local)
-            if task in lost:
-                done[task] = _retried(done[task], task, lost[task])
-            if progress:
-                progress(len(done), total)
+    ahead = _read_ahead(left, cache)
+    try:
+        with cachewrite.behind(cache) if cache and left else contextlib.nullcontext(cache) as local:
+            for n, task in enumerate(left):
+                held = ahead.take(n - 1) if ahead is not None and n else None
+                done[task] = reduce_file(task, local, held)
+                if task in lost:
+                    done[task] = _retried(done[task], task, lost[task])
+                if progress:
+                    progress(len(done), total)
+    finally:
+        if ahead is not None:
+            ahead.close()
     return [done[t] for t in tasks]
+
+
+def _read_ahead(left: Sequence[Task], cache: Cache | None) -> readahead.ReadAhead | None:
+    """A thread reading and hashing the files after the first while they are reduced, when
+    each is read and hashed anyway: a cold reduction (no cache, or one that held no entry) of
+    two or more local files. The first file is the caller's own: the thread starts beside it."""
+    cold = cache is None or cache.root in _EMPTY_CACHES
+    if not cold or len(left) < 2 or any(remote.is_url(t.path) for t in left):
+        return None
+    return readahead.ReadAhead([t.path for t in left[1:]])
 
 
 def _retried(result: Done, task: Task, reason: str) -> Done:

@@ -182,7 +182,9 @@ def tip_title(tip: str) -> str:
 
 def num(v: float) -> str:
     """A coordinate: two decimals, no trailing zeros, never `-0`."""
-    s = f"{round(v, 2) + 0.0:.2f}".rstrip("0").rstrip(".")
+    # `.2f` rounds the double as round(v, 2) does (both correctly rounded, ties to even), so
+    # round's second conversion is not needed; the `-0` a tiny negative leaves is mapped below
+    s = f"{v:.2f}".rstrip("0").rstrip(".")
     return "0" if s == "-0" else s
 
 

@@ -8,7 +8,7 @@ import os
 
 from cmpc.diagnostics import Diagnostic, code_help, error, has_errors, warning
 from cmpc.language import vocabulary
-from cmpc.traces import detect
+from cmpc.traces import detect, readpass
 from cmpc.traces.jsonscan import TraceError
 from cmpc.traces.table import Published, Requests, Run
 
@@ -49,8 +49,7 @@ def companions(path: str, root: str | None = None) -> list[str]:
 
 
 def _head(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read(detect.HEAD_BYTES)
+    return readpass.head(path, detect.HEAD_BYTES)
 
 
 def load_runs(

@@ -7,6 +7,7 @@ record limits) on one axis; its pieces share the buffer and the limit checks of 
 from __future__ import annotations
 
 import functools
+import io
 import json
 import os
 import re
@@ -92,7 +93,10 @@ class _File:
 
     def __init__(self, handle):
         self.handle = handle
-        self.size = os.fstat(handle.fileno()).st_size
+        try:
+            self.size = os.fstat(handle.fileno()).st_size
+        except io.UnsupportedOperation:  # bytes read ahead into memory (readpass.Held)
+            self.size = handle.seek(0, os.SEEK_END)
         self._buffer: bytearray | None = None
         self._base = self._held = 0  # the buffer holds the file's bytes [_base, _base + _held)
 
@@ -101,7 +105,8 @@ class _File:
         kept = b""
         if self._buffer is not None and self._base <= lo < self._base + self._held:
             upto = min(hi, self._base + self._held)
-            kept = bytes(self._buffer[lo - self._base : upto - self._base])
+            with memoryview(self._buffer) as view:  # one copy, not a slice's and then bytes'
+                kept = bytes(view[lo - self._base : upto - self._base])
             lo += len(kept)
             if lo >= hi:
                 return kept
@@ -129,8 +134,26 @@ class _File:
         self._base, self._held = pos, keep
         return buffer, min(keep, want)
 
+    def _within(self, lo: int, hi: int) -> int | None:
+        """Where the file's bytes [lo, hi) (hi at most its size) start in the buffer, if it
+        holds them all: searched there, they are not moved to its front first (a megabyte
+        copied twice, for a key search and the array end after it)."""
+        hi = min(hi, self.size)
+        if self._buffer is not None and self._base <= lo <= hi <= self._base + self._held:
+            return lo - self._base
+        return None
+
     def find(self, sub: bytes, lo: int, hi: int) -> int:
         pos = lo
+        if self._buffer is not None and self._base <= pos < self._base + self._held:
+            end = min(hi, self.size)
+            upto = min(end, self._base + self._held)
+            at = self._buffer.find(sub, pos - self._base, upto - self._base)
+            if at >= 0:
+                return self._base + at
+            if upto >= end:
+                return -1
+            pos = max(pos, upto - len(sub) + 1)  # one that straddles `upto` is found below
         while pos < hi:
             buffer, got = self._fill(pos, hi)
             at = buffer.find(sub, 0, got)
@@ -146,10 +169,18 @@ class _File:
         step = self.OVERLAP  # what is sought is usually near the end: a small block first
         while end > lo:
             start = max(lo, end - step)
-            buffer, got = self._fill(start, min(hi, end + len(sub) - 1))
-            at = buffer.rfind(sub, 0, got)
-            if at >= 0:
-                return start + at
+            stop = min(hi, end + len(sub) - 1)
+            offset = self._within(start, stop)
+            if offset is not None and self._buffer is not None:
+                upto = offset + min(stop, self.size) - start
+                at = self._buffer.rfind(sub, offset, upto)
+                if at >= 0:
+                    return start + at - offset
+            else:
+                buffer, got = self._fill(start, stop)
+                at = buffer.rfind(sub, 0, got)
+                if at >= 0:
+                    return start + at
             end = start
             step = self.SCAN
         return -1

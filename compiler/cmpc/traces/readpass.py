@@ -7,29 +7,73 @@ import contextvars
 import hashlib
 import io
 import os
+import stat
+import time
 from collections.abc import Iterator
 from typing import BinaryIO
 
 BLOCK = 1 << 20  # bytes hashed at a time where the reader skipped ahead
 
 
-class Pass:
-    """One file's reading pass: `digest` is the file's SHA-256 once a reader has closed it."""
+class Held:
+    """A file read whole ahead of its reader (ingest/readahead.py), with what that read saw."""
 
-    def __init__(self, path: str):
+    def __init__(self, data: bytes, digest: str, st: os.stat_result, read_at: float):
+        self.data = data
+        self.digest = digest  # SHA-256 of `data`
+        self.stat = st  # of the opened file, taken before its bytes were read
+        self.read_at = read_at  # time.time() once they were
+
+
+def read_ahead(path: str, limit: int) -> Held | None:
+    """The bytes and SHA-256 of `path` from one read, if it is a regular file of at most
+    `limit` bytes; else None (as on any OSError), and the reader reads it in its own pass.
+    hashlib and the reads release the GIL: on a thread, this runs beside the reduction."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None  # a FIFO would block the thread; a large file is streamed
+        blocks: list[bytes] = []
+        total = 0
+        while block := os.read(fd, max(st.st_size + 1 - total, 1 << 16)):
+            blocks.append(block)
+            total += len(block)
+            if total > limit:
+                return None  # grew past the bound while read
+        data = blocks[0] if len(blocks) == 1 else b"".join(blocks)
+        read_at = time.time()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return Held(data, hashlib.sha256(data).hexdigest(), st, read_at)
+
+
+class Pass:
+    """One file's reading pass: `digest` is the file's SHA-256 once a reader has closed it.
+
+    With `held` (the file read ahead), the reader reads those bytes instead of the file."""
+
+    def __init__(self, path: str, held: Held | None = None):
         self.path = path
         self.digest: str | None = None
         self.claimed = False
         self.read = 0  # bytes read from the file in all, by the reader and the hash together
+        self.held = held
 
 
 _CURRENT: contextvars.ContextVar[Pass | None] = contextvars.ContextVar("readpass", default=None)
 
 
 @contextlib.contextmanager
-def hashing(path: str) -> Iterator[Pass]:
-    """Hash `path` in the reading pass of the reader called inside this block."""
-    token = _CURRENT.set(current := Pass(os.fspath(path)))
+def hashing(path: str, held: Held | None = None) -> Iterator[Pass]:
+    """Hash `path` in the reading pass of the reader called inside this block; with `held`,
+    the reader reads the bytes read ahead, whose hash is known."""
+    token = _CURRENT.set(current := Pass(os.fspath(path), held))
     try:
         yield current
     finally:
@@ -43,7 +87,61 @@ def open_input(path: str, buffering: int = -1) -> BinaryIO:
         return open(path, "rb", buffering=buffering)
     current.claimed = True
     size = buffering if buffering > 0 else io.DEFAULT_BUFFER_SIZE
-    return io.BufferedReader(_HashingFile(path, current), buffer_size=size)
+    raw = _HeldFile(current) if current.held is not None else _HashingFile(path, current)
+    return io.BufferedReader(raw, buffer_size=size)
+
+
+def head(path: str, size: int) -> bytes:
+    """The first `size` bytes of `path` (from the bytes read ahead, when its pass holds them)."""
+    current = _CURRENT.get()
+    if current is not None and current.held is not None and current.path == os.fspath(path):
+        return current.held.data[:size]
+    with open(path, "rb") as handle:
+        return handle.read(size)
+
+
+class _HeldFile(io.RawIOBase):
+    """A pass's bytes read ahead, as a raw file: closing it gives the pass their digest."""
+
+    def __init__(self, current: Pass):
+        super().__init__()
+        assert current.held is not None
+        self._pass = current
+        self._view = memoryview(current.held.data)
+        self._pos = 0
+        current.read = len(current.held.data)  # read once, ahead
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        base = {os.SEEK_SET: 0, os.SEEK_CUR: self._pos, os.SEEK_END: len(self._view)}[whence]
+        if base + offset < 0:
+            raise OSError(22, "Invalid argument")
+        self._pos = base + offset
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def readinto(self, buffer) -> int:
+        got = max(0, min(len(buffer), len(self._view) - self._pos))
+        with memoryview(buffer) as out:
+            out.cast("B")[:got] = self._view[self._pos : self._pos + got]
+        self._pos += got
+        return got
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        held = self._pass.held
+        assert held is not None
+        self._pass.digest = held.digest
+        self._view.release()
+        super().close()
 
 
 class _HashingFile(io.RawIOBase):
