@@ -34,7 +34,10 @@ import sys
 import warnings
 from typing import Any
 
-from cmpc.digests import blake2b
+try:  # the C module itself: cmpc.digests would add _sha256 to `cmpc check`'s imports
+    from _blake2 import blake2b
+except ImportError:  # a Python built without it
+    from hashlib import blake2b
 
 _compiler = re._compiler  # type: ignore[attr-defined]
 _FOLDER = os.path.join(os.path.dirname(__file__), "__pycache__")
