@@ -226,6 +226,17 @@ def test_records_are_bounded_in_bytes_and_a_run_never_drops_what_it_read(kept, m
     assert kept_now[:4] == ["first0", "first1", "first2", "later0"] and 4 < len(kept_now) < 100
 
 
+def test_the_byte_bound_counts_what_marshal_writes_for_non_ascii_patterns(kept, monkeypatch):
+    monkeypatch.setattr(_recache, "_FILE_BYTES", 6000)
+    for n in range(20):  # a comment of 300 characters, 900 bytes in UTF-8; a tiny program
+        _in_module("(?#" + "\u2028" * 300 + f"){n}", 0)
+    _recache._save()
+    assert kept.exists() and len(kept.read_bytes()) <= 6000 + _recache._DIGEST
+    _fresh_start(monkeypatch)
+    _recache._load()
+    assert 2 < len(_recache._kept) < 20
+
+
 def test_nothing_is_written_under_dont_write_bytecode(kept, monkeypatch):
     _in_module("written?", 0)
     monkeypatch.setattr(sys, "dont_write_bytecode", True)

@@ -140,13 +140,15 @@ def _kept_now() -> dict[tuple[bool, str | bytes, int], bytes]:
     records = list(_kept.items())  # a copy: another thread may compile while this runs
     ordered = [r for r in records if r[0] not in added] + [r for r in records if r[0] in added]
     kept: dict[tuple[bool, str | bytes, int], bytes] = {}
-    size = 0
+    room = _FILE_BYTES - len(marshal.dumps(_STAMP)) - 16  # the tuple's and the dict's marks
     for key, record in ordered:
-        weight = len(record) + len(key[1]) + 16
-        if len(record) > _RECORD_BYTES or size + weight > _FILE_BYTES or len(kept) >= _MOST:
+        # at most what marshal writes for the entry: the key, and the record's bytes with
+        # their type mark and length (a shared reference only makes it shorter)
+        weight = len(marshal.dumps(key)) + len(record) + 5
+        if len(record) > _RECORD_BYTES or weight > room or len(kept) >= _MOST:
             continue
         kept[key] = record
-        size += weight
+        room -= weight
     return kept
 
 
