@@ -13,6 +13,9 @@ import pytest
 
 from cmpc import _classcache
 
+# the caches are written as pycs are: not under PYTHONDONTWRITEBYTECODE (which this shell may set)
+WRITING = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
 PROBE = """
 import cmpc.cli, cmpc.compile, cmpc.verbs.check, cmpc._classcache as cache
 print(cache.misses)
@@ -20,7 +23,9 @@ print(cache.misses)
 
 
 def misses() -> int:
-    run = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, env=WRITING
+    )
     return int(run.stdout)
 
 
@@ -34,14 +39,18 @@ def test_a_start_whose_classes_all_replay_reads_no_codes():
         "import cmpc.cli, cmpc.verbs.check, cmpc._classcache as c; print(c._codes_read, c.replayed)"
     )
     misses()  # what the check path defines is recorded
-    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=WRITING
+    )
     read, replayed = run.stdout.split()
     assert read == "False" and int(replayed) >= 60
 
 
 def test_the_api_leaves_the_standard_library_alone():
     probe = "import dataclasses, cmpc, cmpc.api; print(hasattr(dataclasses, 'exec'))"
-    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=WRITING
+    )
     assert run.stdout.strip() == "False"  # only the command line installs the caching exec
 
 
@@ -78,12 +87,14 @@ def test_a_start_builds_the_code_of_its_own_classes_only():
         "import dataclasses, cmpc.cli;"
         "dataclasses.make_dataclass('OnlyInAnotherProgram', [('s5check_unused', int)], frozen=True)"
     )
-    subprocess.run([sys.executable, "-c", other], capture_output=True, check=True)
+    subprocess.run([sys.executable, "-c", other], capture_output=True, check=True, env=WRITING)
     probe = (
         "import cmpc.cli, cmpc.verbs.check, cmpc._classcache as cache; cache._load();"
         "print(sum(isinstance(c, bytes) for t, c in cache._codes.items() if 's5check_unused' in t))"
     )
-    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=WRITING
+    )
     assert int(run.stdout) >= 1  # its methods were kept, and left undecoded
 
 
@@ -137,7 +148,7 @@ print(re.sub(" at 0x[0-9a-f]+", " at 0x", described))  # addresses differ betwee
 
 def _described(how: str) -> dict:
     run = [sys.executable, "-c", DESCRIBE, how]
-    done = subprocess.run(run, capture_output=True, text=True, check=True)
+    done = subprocess.run(run, capture_output=True, text=True, check=True, env=WRITING)
     return __import__("json").loads(done.stdout)
 
 
@@ -205,6 +216,29 @@ def test_a_shape_record_of_another_layout_is_processed_afresh(tmp_path, bad):
         "import cmpc._classcache as c, os; c._SHAPES_FILE = os.environ['SHAPES'];"
         "import cmpc.cli, cmpc.verbs.check"
     )
-    env = dict(os.environ, SHAPES=str(shapes))
+    env = dict(WRITING, SHAPES=str(shapes))
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
     assert run.returncode == 0 and not run.stderr, run.stderr
+
+
+@pytest.mark.parametrize("how", ["-B", "PYTHONDONTWRITEBYTECODE", "writing"])
+def test_nothing_is_written_under_dont_write_bytecode(tmp_path, how):
+    probe = (
+        "import os, cmpc._classcache as c, dataclasses\n"
+        "c._FOLDER = os.environ['FOLDER']\n"
+        "c._FILE = os.path.join(c._FOLDER, 'codes.marshal')\n"
+        "c._SHAPES_FILE = os.path.join(c._FOLDER, 'shapes.marshal')\n"
+        "c.install()\n"
+        "P = dataclasses.make_dataclass('P', [('x', int), ('y', str)], frozen=True)\n"
+        "print(c.misses + c.learned)"
+    )
+    env = dict(WRITING, FOLDER=str(tmp_path))
+    if how == "PYTHONDONTWRITEBYTECODE":
+        env[how] = "1"
+    flags = ["-B"] if how == "-B" else []
+    run = subprocess.run(
+        [sys.executable, *flags, "-c", probe], capture_output=True, text=True, env=env
+    )
+    assert run.returncode == 0 and int(run.stdout) > 0, run.stderr  # something to write
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == (["codes.marshal"] if how == "writing" else [])

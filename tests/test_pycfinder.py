@@ -108,3 +108,43 @@ def test_the_finder_stays_out_with_optimized_byte_code():
     code = "import sys, cmpc; from cmpc import _pycfinder as F; print(F.Finder in sys.meta_path)"
     assert _run(code) == ["True"]
     assert _run(code, "-O") == ["False"]
+
+
+def test_a_start_with_fresh_pycs_takes_the_short_path_for_its_modules(tmp_path):
+    root = _copy(tmp_path)  # every pyc current: compiled just now from the copied sources
+    code = (
+        "import sys, cmpc.cli, cmpc.build.pipeline\n"
+        "from cmpc import _pycfinder as F\n"
+        "plain = [m for n, m in list(sys.modules.items()) if n.startswith('cmpc.')"
+        " and isinstance(getattr(m, '__loader__', None), F.Loader)]\n"
+        "print(F.hits, len(plain))"
+    )
+    hits, plain = map(int, _run(code, cwd=root))
+    assert plain > 40 and hits == plain  # each code object came from its pyc, none compiled
+
+
+def test_a_pyc_holding_no_code_object_is_an_import_error(tmp_path):
+    root = _copy(tmp_path)
+    source = root / "cmpc" / "limits.py"
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    header = cached.read_bytes()[:16]
+    cached.write_bytes(header + __import__("marshal").dumps(("not", "code")))
+    code = (
+        "try:\n    import cmpc.limits\nexcept ImportError as e:\n    print('ImportError', e.name)"
+    )
+    assert _run(code, cwd=root) == ["ImportError", "cmpc.limits"]
+
+
+def test_a_name_in_another_case_is_not_found_on_a_case_insensitive_file_system(monkeypatch):
+    folder = str(PACKAGE)
+    real_stat = os.stat
+
+    def case_blind_stat(path, *args, **kwargs):  # what a case-insensitive file system answers
+        head, _, tail = str(path).rpartition("/")
+        return real_stat(f"{head}/{tail.lower()}", *args, **kwargs)
+
+    monkeypatch.setattr(_pycfinder.os, "stat", case_blind_stat)
+    _pycfinder.Finder.invalidate_caches()
+    assert _pycfinder.Finder.find_spec("cmpc.Limits", [folder]) is None
+    assert PathFinder.find_spec("cmpc.Limits", [folder]) is None  # as the standard finder says
+    assert _pycfinder.Finder.find_spec("cmpc.limits", [folder]) is not None  # the control

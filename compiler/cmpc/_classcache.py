@@ -108,6 +108,8 @@ def _marshalled(code: object) -> bytes:
 
 def _save() -> None:
     """Write the texts compiled and shapes learned in this run next to those read, atomically."""
+    if sys.dont_write_bytecode:  # -B or PYTHONDONTWRITEBYTECODE: no file written, as for pycs
+        return
     if misses:
         kept = _codes if len(_codes) <= _MOST else {}
         _write(_FILE, (_STAMP, {text: _marshalled(code) for text, code in kept.items()}))
@@ -116,7 +118,7 @@ def _save() -> None:
 
 
 def _write(path: str, content: tuple[str, dict[Any, bytes]]) -> None:
-    part = f"{path}.{os.getpid()}.tmp"
+    part = f"{path}.{os.getpid()}.{os.urandom(6).hex()}.tmp"  # a stale one never blocks
     try:
         os.makedirs(_FOLDER, exist_ok=True)
         fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)

@@ -10,6 +10,8 @@ in one open and checks it as the standard loader does: magic number, timestamp f
 source's mtime and size. Anything else is left to the standard machinery, unchanged: packages,
 C extensions, a missing or stale or hash-based `.pyc` (then `SourceFileLoader.get_code`
 compiles and writes it as usual), `-O`, `sys.pycache_prefix`, a package with several folders.
+A name is taken only as its folder lists it (read once per folder), so a case-insensitive file
+system does not hand `cmpc.Limits` the file `limits.py`, as FileFinder would not.
 """
 
 from __future__ import annotations
@@ -18,12 +20,15 @@ import _imp
 import marshal
 import os
 import sys
+import types
 from importlib import _bootstrap, _bootstrap_external
 from stat import S_ISREG
 from typing import Any
 
 _TAG = sys.implementation.cache_tag
 _MAGIC = _bootstrap_external.MAGIC_NUMBER
+_listed: dict[str, frozenset[str]] = {}  # a package folder -> its entries' exact names
+hits = 0  # modules whose code came from the short path (read by the tests)
 
 
 class Loader(_bootstrap_external.SourceFileLoader):
@@ -50,8 +55,12 @@ class Loader(_bootstrap_external.SourceFileLoader):
         )
         if data[:16] != header:
             return super().get_code(fullname)
+        global hits
         code = marshal.loads(memoryview(data)[16:])
+        if not isinstance(code, types.CodeType):  # as the standard loader says it
+            raise ImportError(f"Non-code object in {self.cached!r}", name=fullname, path=source)
         _imp._fix_co_filename(code, source)  # type: ignore[attr-defined]
+        hits += 1
         return code
 
 
@@ -67,6 +76,14 @@ class Finder:
         if not isinstance(folder, str) or not folder.startswith("/"):
             return None
         tail = name.rpartition(".")[2]
+        names = _listed.get(folder)
+        if names is None:
+            try:
+                names = _listed[folder] = frozenset(os.listdir(folder))
+            except (OSError, ValueError):
+                return None
+        if f"{tail}.py" not in names:
+            return None
         source = f"{folder}/{tail}.py"
         try:
             stat = os.stat(source)
@@ -84,7 +101,8 @@ class Finder:
 
     @staticmethod
     def invalidate_caches() -> None:
-        """Nothing is cached here."""
+        """Forget the folders' listings (`importlib.invalidate_caches`, after writing a module)."""
+        _listed.clear()
 
 
 def install() -> None:

@@ -33,7 +33,6 @@ lazy.module("ipaddress")
 # The command line, not `import cmpc`, hands dataclasses the caching exec: a program that uses
 # the API keeps the standard library as it is (see cmpc/_classcache.py).
 _classcache.install()
-_recache.install()  # and re the kept programs of its patterns (cmpc/_recache.py)
 
 from cmpc.outcome import Outcome  # noqa: E402  (after install: a record class)
 
@@ -614,6 +613,8 @@ def _emit(outcome: Outcome, diagnostic_format: str, verb: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `cmpc` console script."""
     words = list(sys.argv[1:] if argv is None else argv)
+    # here, not at import: a program importing cmpc.cli keeps its regexes out of cmpc's folder
+    _recache.install()  # re gets the kept programs of module bodies' patterns (cmpc/_recache.py)
     collecting = gc.isenabled()
     if words[:1] == ["check"]:
         # check's imports are most of its time, and what its run makes is bounded by the spec
