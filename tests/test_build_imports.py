@@ -96,3 +96,37 @@ def test_the_builds_imports_run_without_garbage_collection(sweep_copy, tmp_path)
     assert code == 0
     assert during == []
     assert enabled  # and collection is back on for the build itself
+
+
+THRESHOLD_PROBE = """
+import gc, json, sys
+from cmpc.cli import main
+gc.set_threshold(700, 10, 10)
+during = []
+gc.callbacks.append(lambda phase, info: phase == "start" and during.append(gc.get_threshold()))
+counts = []
+import cmpc.build.pipeline as pipeline
+build = pipeline.build_spec
+def counted(*args, **kwargs):
+    counts.append(gc.get_threshold())
+    return build(*args, **kwargs)
+pipeline.build_spec = counted
+code = main(sys.argv[1:])
+raised = sum(t == (100_000, 50, 50) for t in during)
+print(json.dumps([code, counts, raised, gc.get_threshold()]))
+"""
+
+
+def test_a_build_collects_young_objects_rarely_and_restores_the_thresholds(sweep_copy, tmp_path):
+    """A build's many short-lived containers are collected every 100,000 allocations, not 700;
+    the caller's thresholds come back when main() returns (the API and tests call it)."""
+    args = ["build", str(sweep_copy), "-o", str(tmp_path / "out"), "--quiet", "--no-cache"]
+    run = subprocess.run(
+        [sys.executable, "-c", THRESHOLD_PROBE, *args], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    code, building, collections, after = json.loads(run.stdout.strip().splitlines()[-1])
+    assert code == 0
+    assert building == [[100_000, 50, 50]]
+    assert collections <= 5, "a 10^4-request sweep: a handful of young collections at most"
+    assert after == [700, 10, 10]
