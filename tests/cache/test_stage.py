@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -180,6 +181,17 @@ def _stage_files(cache: Path) -> list[Path]:
     return sorted((cache / FOLDER).glob("*.json"))
 
 
+def _rewrite_stage(stored: Path, change: Callable[[dict[str, str]], dict[str, str]]) -> bytes:
+    """The stage's steps replaced by `change(steps)` under a matching checksum (a stage that
+    only its contents tell apart from a good one); returns the bytes written."""
+    head, _, body = stored.read_bytes().partition(b"\n")
+    new_body = json.dumps(change(json.loads(body))).encode()
+    header = dict(json.loads(head), blake2b=_blake2b(new_body))
+    text = json.dumps(header).encode() + b"\n" + new_body
+    stored.write_bytes(text)
+    return text
+
+
 def _damaged(text: bytes) -> list[bytes]:
     """A stage made unusable each way it can be: bytes, header, layout, body, steps."""
     head, _, body = text.partition(b"\n")
@@ -255,15 +267,15 @@ def test_a_stage_step_that_breaks_the_build_is_retried_without_the_stage(
     _build(sweep, tmp_path / "cold", cache)
     fresh = _build(sweep, tmp_path / "fresh", tmp_path / "fresh-cache", price)
     (stored,) = _stage_files(cache)
-    head, _, body = stored.read_bytes().partition(b"\n")
-    steps = json.loads(body)
-    for key, text in steps.items():
-        value = json.loads(text)
-        if isinstance(value, dict) and "per_gpu" in value:  # a system's read
-            steps[key] = json.dumps(dict(value, per_gpu="not a number"))
-    new_body = json.dumps(steps).encode()
-    header = dict(json.loads(head), blake2b=_blake2b(new_body))
-    stored.write_bytes(json.dumps(header).encode() + b"\n" + new_body)
+
+    def foreign(steps: dict[str, str]) -> dict[str, str]:
+        for key, text in steps.items():
+            value = json.loads(text)
+            if isinstance(value, dict) and "per_gpu" in value:  # a system's read
+                steps[key] = json.dumps(dict(value, per_gpu="not a number"))
+        return steps
+
+    _rewrite_stage(stored, foreign)
     assert _build(sweep, tmp_path / "warm", cache, price) == fresh
 
 
@@ -315,11 +327,7 @@ def test_a_step_the_stage_lacks_reads_its_entries_and_a_lost_entry_its_runs(
     _build(sweep, tmp_path / "cold", cache)
     fresh = _build(sweep, tmp_path / "fresh", tmp_path / "fresh-cache", price)
     (stored,) = _stage_files(cache)
-    head, _, body = stored.read_bytes().partition(b"\n")
-    only_entries = json.dumps({ENTRIES: json.loads(body)[ENTRIES]}).encode()
-    header = dict(json.loads(head), blake2b=_blake2b(only_entries))
-    partial = json.dumps(header).encode() + b"\n" + only_entries
-    stored.write_bytes(partial)
+    partial = _rewrite_stage(stored, lambda steps: {ENTRIES: steps[ENTRIES]})
     with monkeypatch.context() as m:
         opened = _entry_reads(m)
         assert _build(sweep, tmp_path / "partial", cache, price) == fresh
@@ -338,13 +346,14 @@ def test_a_stage_that_misstates_an_entry_is_not_used(sweep, tmp_path, monkeypatc
     _build(sweep, tmp_path / "cold", cache)
     fresh = _build(sweep, tmp_path / "fresh", tmp_path / "fresh-cache")
     (stored,) = _stage_files(cache)
-    head, _, body = stored.read_bytes().partition(b"\n")
-    entries = json.loads(json.loads(body)[ENTRIES])
-    for summary in entries.values():
-        summary["runs"] += 1
-    new_body = json.dumps({ENTRIES: json.dumps(entries)}).encode()  # every other step dropped
-    header = dict(json.loads(head), blake2b=_blake2b(new_body))
-    stored.write_bytes(json.dumps(header).encode() + b"\n" + new_body)
+
+    def misstated(steps: dict[str, str]) -> dict[str, str]:
+        entries = json.loads(steps[ENTRIES])
+        for summary in entries.values():
+            summary["runs"] += 1
+        return {ENTRIES: json.dumps(entries)}  # every other step dropped
+
+    _rewrite_stage(stored, misstated)
     assert _build(sweep, tmp_path / "warm", cache) == fresh
 
 
