@@ -57,13 +57,13 @@ def test_without_a_target_no_sentence_speaks_of_one(sweep_copy: Path) -> None:
     assert "with no latency target" in md  # the headline says how it read
     assert "bold" not in equal_interactivity_intro(md)
     assert not re.search(r"^\| \*\*", md, re.MULTILINE)  # and no row is bold
-    assert "throughput per GPU at its peak (no latency target is declared)" in md
+    assert "highest throughput per GPU measured (no latency target is declared)" in md
     assert "at the target with its" not in md
     ci = footnote(md, "ci")
-    assert "reads it at its peak (no latency target)" in ci
+    assert "reads it at its highest throughput (no latency target)" in ci
     assert "misses the target" not in ci
     latency = footnote(md, "latency")
-    assert "Read: with no target each system's figure is its frontier's peak" in latency
+    assert "Read: with no target each system's figure is the highest throughput it" in latency
     assert "a target harder than every measured point" not in latency
 
 
@@ -74,3 +74,19 @@ def test_a_target_outside_the_rows_range_has_no_bold_row(sweep_copy: Path, targe
     assert "bold" not in intro
     assert not re.search(r"^\| \*\*", md, re.MULTILINE)
     assert "reads it at the target" in footnote(md, "ci")  # a target still governs the reads
+
+
+def test_one_run_per_system_without_a_target_names_each_load(sweep_copy: Path) -> None:
+    text = sweep_copy.read_text()
+    for name in ("alpha", "beta"):
+        text = text.replace(
+            f"data/synthetic/{name}/*.jsonl", f"data/synthetic/{name}/conc-08.jsonl"
+        )
+    sweep_copy.write_text(text)
+    md = report(sweep_copy, None)
+    assert (
+        "each at its measured load, with no latency target (concurrency 8 vs concurrency 8;" in md
+    )
+    assert "one run per system draws no frontier" in md
+    assert "(its frontier's peak; with one run, that run's)" in footnote(md, "latency")
+    assert "### At equal interactivity" not in md  # no rows, so "where shown" above

@@ -22,7 +22,7 @@ DIGESTS = {
     'provenance.md.j2': '0a8a6ac6ea759e6ef0e48b2925dfd8d5df43b7df9f5c7daef8156f5b6ae24c58',
     'report.md.j2': '0a8502ba9813091eecf158baf94206851c64bde7060d27fce4c82e13cda2cc9c',
     'sensitivity.md.j2': '9c520ba159e6af5787d9116ca58ba4651fb5afa27844a27b3cef6d082d89d4d2',
-    'uncertainty.md.j2': '13dc1db2116d73119dc672b28b4b6ae12abbe572cb39122718d88b6d1f59fd12',
+    'uncertainty.md.j2': '4a01cb8338b51f6a871261bb2d9f74d32ac36215552e2c62a47d38757c4852c2',
 }
 MODULES = {
     'environment.py': '5df8292948db4a7ee128eb05fdfa6806e48cd13e2629f2e41b04c02f2787ec75',
@@ -1305,7 +1305,7 @@ def _uncertainty_md_j2(environment):
                     yield ' interval[^ci]; "reached" is the share of replicates whose frontier reaches the target'
                 else:
                     pass
-                    yield "Each system's throughput per GPU at its peak (no latency target is declared) with its "
+                    yield "Each system's highest throughput per GPU measured (no latency target is declared) with its "
                     yield str(environment.finalize(environment.getattr((undefined(name='iv') if l_0_iv is missing else l_0_iv), 'level')))
                     yield ' interval[^ci]; "reached" is the share of replicates whose frontier could be read'
                 yield '; run-to-run variation is measured only where a load has repetitions.\n\n| System | Read (tok/s/gpu) | '

@@ -175,9 +175,10 @@ def _fn_latency(ctx: Context) -> Md:
     else:
         parts.append(
             Md(
-                "Read: with no target each system's figure is its frontier's peak, a measured "
-                "point; rows at equal {} are read by {}, each row's value standing for the "
-                "target, and only within the range both frontiers cover."
+                "Read: with no target each system's figure is the highest throughput it "
+                "measured (its frontier's peak; with one run, that run's); rows at equal {}, "
+                "where shown, are read by {}, each row's value standing for the target, and "
+                "only within the range both frontiers cover."
             ).format(Md("latency" if by_latency(ctx) else "interactivity"), how)
         )
     reported = [n for n in ctx.order if get_in(ctx.systems, n, "data") == "reported"]

@@ -261,6 +261,8 @@ def _single_load(ctx: Context, name: str) -> Md | None:
         return None  # a sweep: its read is the maximum, its peak
     if points[0].get("request_rate") == "inf" and not is_number(points[0].get("concurrency")):
         return Md("all requests at once")
+    if is_number(points[0].get("concurrency")):  # in prose a bare number says nothing
+        return Md("concurrency {}").format(number(points[0]["concurrency"]))
     return load_cell(points[0])
 
 

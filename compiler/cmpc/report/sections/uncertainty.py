@@ -144,8 +144,9 @@ def footnote(ctx: Context) -> Md | None:
     u = ctx.results.get("uncertainty") or {}
     if not u.get("enabled"):
         return Md("Intervals are off (`uncertainty off`): no figure carries an interval.")
+    target = bool(ctx.target())
     left_out = Md("")
-    if ctx.target():  # with no target each replicate reads its frontier's peak: none misses
+    if target:  # with no target each replicate reads its frontier's peak: none misses
         left_out = Md(" Replicates whose frontier misses the target are left out{}.").format(
             Md(
                 " of two-sided intervals; a one-sided bound counts them as its least favourable "
@@ -166,7 +167,7 @@ def footnote(ctx: Context) -> Md | None:
             escape(METHOD_NAMES.get(u.get("method", ""), u.get("method", ""))),
             number(u.get("resamples")),
             number(u.get("seed")),
-            Md("at the target" if ctx.target() else "at its peak (no latency target)"),
+            Md("at the target" if target else "at its highest throughput (no latency target)"),
             left_out,
         )
     ]
