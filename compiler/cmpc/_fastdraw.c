@@ -445,18 +445,20 @@ static int take_metric(PyObject *item, ranked_metric *r, Py_ssize_t n, Py_ssize_
    counts are in the first-level cache: the same draws as draw_counts_pcg64 (row after row
    from the one stream), the same sums as weighted_sums, the same ranks as percentile_ranks
    and the same percentiles from them as resample.py `_from_ranks`, without the rows x n
-   counts between them. */
+   counts between them. Then, with `jackknife` J > 0, the grouped jackknife's J rows after
+   them (request i left out of row g when i mod J is g; nothing drawn), summed and ranked
+   alike, their draws counted from their counts as percentile_ranks counts them. */
 static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
 {
     unsigned long long state_hi, state_lo, inc_hi, inc_lo, word;
     int has_word;
-    Py_ssize_t n, rows;
+    Py_ssize_t n, rows, jackknife = 0;
     Py_buffer table, sums;
     PyObject *metrics, *result = NULL;
     (void)self;
-    if (!PyArg_ParseTuple(args, "(O&O&O&O&pO&)nnO&O&O", word64, &state_hi, word64, &state_lo,
+    if (!PyArg_ParseTuple(args, "(O&O&O&O&pO&)nnO&O&O|n", word64, &state_hi, word64, &state_lo,
                           word64, &inc_hi, word64, &inc_lo, &has_word, word32, &word, &n, &rows,
-                          float64_in, &table, float64_out, &sums, &metrics))
+                          float64_in, &table, float64_out, &sums, &metrics, &jackknife))
         return NULL;
     /* a tuple of its own: the caller's list could change (an item's __bool__) while it is read */
     PyObject *items = PySequence_Tuple(metrics);
@@ -470,12 +472,15 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
             PyErr_NoMemory();
         goto done;
     }
-    if (n < 1 || n > (Py_ssize_t)UINT32_MAX || rows < 0 || !fits8(rows, n) || !fits8(rows, k) ||
-        table.itemsize != 8 || table.len != k * n * 8 || sums.itemsize != 8 ||
-        sums.len != rows * k * 8 || !PyBuffer_IsContiguous(&table, 'C') ||
+    /* every row: the bootstrap's, then the jackknife's (0 <= J <= 1000: a few groups) */
+    Py_ssize_t all = rows >= 0 && jackknife >= 0 && jackknife <= 1000 ? rows + jackknife : -1;
+    if (n < 1 || n > (Py_ssize_t)UINT32_MAX || rows < 0 || all < 0 || !fits8(all, n) ||
+        !fits8(all, k) || table.itemsize != 8 || table.len != k * n * 8 || sums.itemsize != 8 ||
+        sums.len != all * k * 8 || !PyBuffer_IsContiguous(&table, 'C') ||
         !PyBuffer_IsContiguous(&sums, 'C')) {
         PyErr_SetString(PyExc_ValueError, "bootstrap_pcg64: needs 1 <= n < 2**32, k x n float64 "
-                                          "table, rows x k float64 sums");
+                                          "table, (rows + jackknife) x k float64 sums, "
+                                          "0 <= jackknife <= 1000");
         goto done;
     }
     if (k == 0 && count == 0) { /* nothing to sum or rank: no draws, the state as it came */
@@ -483,7 +488,7 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
         goto done;
     }
     for (; taken < count; taken++) {
-        if (take_metric(PyTuple_GET_ITEM(items, taken), &ranked[taken], n, rows) < 0) {
+        if (take_metric(PyTuple_GET_ITEM(items, taken), &ranked[taken], n, all) < 0) {
             taken++; /* its buffers held so far are released below */
             goto done;
         }
@@ -503,15 +508,23 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
     const double *v = table.buf;
     double *sum = sums.buf;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        COUNT_DRAWS(counts, n * 8, n, 1, pcg64_next32, &g);
+    for (Py_ssize_t r = 0; r < all; r++) {
+        int64_t drawn = n; /* a bootstrap row draws n requests */
+        if (r < rows) {
+            COUNT_DRAWS(counts, n * 8, n, 1, pcg64_next32, &g);
+        } else { /* jackknife group r - rows left out (resample.py `_count_blocks`) */
+            Py_ssize_t group = r - rows;
+            drawn = 0;
+            for (Py_ssize_t j = 0; j < n; j++)
+                drawn += counts[j] = j % jackknife != group;
+        }
         for (Py_ssize_t col = 0; col < k; col++) /* as weighted_sums */
             sum[r * k + col] = counts_dot(counts, v + col * n, n);
         for (Py_ssize_t i = 0; i < count; i++) { /* as percentile_ranks */
             ranked_metric *metric = &ranked[i];
             Py_ssize_t m = metric->order.len / 8, nq = metric->qs.len / 8;
             const int64_t *row = counts;
-            int64_t total = n; /* a bootstrap row draws n requests */
+            int64_t total = drawn;
             if (!metric->in_place) {
                 const int64_t *at = metric->order.buf;
                 total = 0;
@@ -769,7 +782,63 @@ done:
     Py_RETURN_NONE;
 }
 
+/* base64 (RFC 4648, padded, no newline), two output characters per table lookup of 12 bits:
+   binascii.b2a_base64's bytes, as an ASCII str (no bytes object decoded after) */
+static uint16_t b64_pairs[4096];
+
+static void b64_init(void)
+{
+    static const char alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (int i = 0; i < 4096; i++) {
+        unsigned char pair[2] = {(unsigned char)alphabet[i >> 6], (unsigned char)alphabet[i & 63]};
+        memcpy(&b64_pairs[i], pair, 2);
+    }
+}
+
+static PyObject *b64_ascii(PyObject *self, PyObject *arg)
+{
+    static const char alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    Py_buffer data;
+    (void)self;
+    /* any C-contiguous buffer, read as bytes (a strided array's buffer is refused) */
+    if (PyObject_GetBuffer(arg, &data, PyBUF_SIMPLE) < 0)
+        return NULL;
+    Py_ssize_t len = data.len;
+    if (len < 0 || len / 3 >= PY_SSIZE_T_MAX / 4 - 1) {
+        PyBuffer_Release(&data);
+        PyErr_SetString(PyExc_OverflowError, "b64_ascii: buffer too large");
+        return NULL;
+    }
+    Py_ssize_t whole = len / 3, tail = len - whole * 3;
+    PyObject *text = PyUnicode_New(4 * (whole + (tail > 0)), 127);
+    if (text == NULL) {
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    const unsigned char *in = data.buf;
+    Py_UCS1 *out = PyUnicode_1BYTE_DATA(text);
+    for (Py_ssize_t g = 0; g < whole; g++, in += 3, out += 4) {
+        uint32_t v = ((uint32_t)in[0] << 16) | ((uint32_t)in[1] << 8) | in[2];
+        memcpy(out, &b64_pairs[v >> 12], 2);
+        memcpy(out + 2, &b64_pairs[v & 0xFFF], 2);
+    }
+    if (tail) {
+        uint32_t v = ((uint32_t)in[0] << 16) | (tail == 2 ? (uint32_t)in[1] << 8 : 0);
+        out[0] = (Py_UCS1)alphabet[v >> 18];
+        out[1] = (Py_UCS1)alphabet[(v >> 12) & 63];
+        out[2] = tail == 2 ? (Py_UCS1)alphabet[(v >> 6) & 63] : '=';
+        out[3] = '=';
+    }
+    PyBuffer_Release(&data);
+    return text;
+}
+
 static PyMethodDef methods[] = {
+    {"b64_ascii", b64_ascii, METH_O,
+     "b64_ascii(buffer) -> str: the buffer's bytes in base64 (padded, no newline), as "
+     "base64.b64encode(data).decode('ascii') writes them."},
     {"draw_counts", draw_counts, METH_VARARGS,
      "draw_counts(capsule, n, rows, out) -> None: `rows` bootstrap resamples of n requests "
      "drawn from the bit generator's capsule, counted per request into `out` (rows * n "
@@ -787,12 +856,13 @@ static PyMethodDef methods[] = {
      "rows int64); `known`, when given, is every row's sum of counts."},
 #ifdef __SIZEOF_INT128__
     {"bootstrap_pcg64", bootstrap_pcg64, METH_VARARGS,
-     "bootstrap_pcg64(state, n, rows, table, sums, metrics) -> state: `rows` bootstrap rows "
+     "bootstrap_pcg64(state, n, rows, table, sums, metrics[, jackknife]) -> state: `rows` bootstrap rows "
      "drawn from a PCG64 state as draw_counts_pcg64 draws them, each row's counts times each "
      "row of `table` into `sums` (rows x k) as weighted_sums, and for each metric (in_place, "
      "order, qs, values, out) its `linear` percentiles into out's first `rows` columns "
-     "(len(qs) x stride), one row at a time; returns the state after (unchanged, nothing drawn, "
-     "when there is no column and no metric)."},
+     "(len(qs) x stride), one row at a time; with `jackknife` J, the grouped jackknife's J "
+     "rows after them (sums and out have room for rows + J); returns the state after "
+     "(unchanged, nothing drawn, when there is no column and no metric)."},
 #endif
     {"frontier_reads", frontier_reads, METH_VARARGS,
      "frontier_reads(x, y, rows, cols, target, at_knot, method, mirrored, out) -> None: each "
@@ -807,4 +877,8 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "cmpc._fastdraw",
                                     "Bootstrap counts drawn and counted in C.", -1, methods};
 
-PyMODINIT_FUNC PyInit__fastdraw(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__fastdraw(void)
+{
+    b64_init();
+    return PyModule_Create(&module);
+}

@@ -350,17 +350,20 @@ def replicates(
     asked = {
         m: [q for s in stats if (q := _quantile(s)) is not None] for m, stats in by_metric.items()
     }
-    first = 0  # the first row left to the blocks below
-    if _fused(rng, n):
+    blocks: Iterator[tuple[int, np.ndarray]] = iter(())
+    if _fused(rng, n):  # every row in one C call, the jackknife's too: no blocks
         assert isinstance(rng, Stream)
         rows = settings.resamples
         drawn[:rows] = n
-        summed[:rows] = table[:, 0] * drawn[:rows, None]
-        found_sums = _bootstrap(rng, n, rows, varying, ranked, asked, quantiles)
+        left_out = np.arange(JACKKNIFE)  # group g leaves out the requests i with i % J == g
+        drawn[rows:] = n - (n - left_out + JACKKNIFE - 1) // JACKKNIFE
+        summed[:] = table[:, 0] * drawn[:, None]
+        found_sums = _bootstrap(rng, n, rows, varying, ranked, asked, quantiles, JACKKNIFE)
         if varies:
-            summed[:rows, varies] = found_sums
-        first = rows
-    for start, counts in _count_blocks(rng, n, settings.resamples, first=first):
+            summed[:, varies] = found_sums
+    else:
+        blocks = _count_blocks(rng, n, settings.resamples)
+    for start, counts in blocks:
         rows = counts.shape[0]
         drawn[start : start + rows] = counts.sum(axis=1) if start >= settings.resamples else n
         summed[start : start + rows] = table[:, 0] * drawn[start : start + rows, None]
@@ -410,16 +413,18 @@ def _bootstrap(
     ranked: Mapping[str, _Ranked],
     asked: Mapping[str, Sequence[float]],
     quantiles: Mapping[str, np.ndarray],
+    jackknife: int = 0,
 ) -> np.ndarray:
-    """The bootstrap's `rows` rows in one C pass (no rows x n counts kept): each varying
-    column's sum per row (returned), each metric's percentiles into `quantiles`' first
-    `rows` columns (C-contiguous float64); the same draws, sums, ranks and arithmetic on them
-    as the blocks' path, so the same bytes."""
-    sums = np.empty((rows, varying.shape[0]))
+    """The bootstrap's `rows` rows in one C pass (no rows x n counts kept), then `jackknife`
+    grouped jackknife rows: each varying column's sum per row (returned), each metric's
+    percentiles into `quantiles`' first `rows + jackknife` columns (C-contiguous float64);
+    the same draws, sums, ranks and arithmetic on them as the blocks' path, so the same
+    bytes."""
+    sums = np.empty((rows + jackknife, varying.shape[0]))
     metrics = []
     for metric, qs in asked.items():
         if ranked[metric].order.size == 0:  # no request has the metric: no percentile
-            quantiles[metric][:, :rows] = np.nan
+            quantiles[metric][:, : rows + jackknife] = np.nan
             continue
         order = np.ascontiguousarray(ranked[metric].order, dtype=np.int64)
         values = np.ascontiguousarray(ranked[metric].values, dtype=float)
@@ -428,7 +433,7 @@ def _bootstrap(
     words = (rng.state >> 64, rng.state & _LOW, rng.inc >> 64, rng.inc & _LOW)
     table = np.ascontiguousarray(varying, dtype=float)
     after = _fastdraw.bootstrap_pcg64(
-        (*words, rng.has_uint32, rng.uinteger), n, rows, table, sums, metrics
+        (*words, rng.has_uint32, rng.uinteger), n, rows, table, sums, metrics, jackknife
     )
     rng.state = (after[0] << 64) | after[1]
     rng.has_uint32, rng.uinteger = after[4], after[5]
@@ -568,10 +573,19 @@ def pack(rows: Sequence[np.ndarray | None], resamples: int) -> str:
     for i, row in enumerate(rows):
         if row is not None:
             block[i] = row
-    text = base64.b64encode(block.tobytes()).decode("ascii")
+    text = _base64(block)
     if resamples > 0:  # what `unpack` would decode: a cold build's analysis reads it next
         _remember((text, resamples), block.astype(float))
     return text
+
+
+def _base64(block: np.ndarray) -> str:
+    """`base64.b64encode(block.tobytes()).decode("ascii")`: in C when built (a third of
+    binascii's time, no bytes copied twice), else by base64."""
+    if _fastdraw is not None and hasattr(_fastdraw, "b64_ascii"):
+        text: str = _fastdraw.b64_ascii(block)
+        return text
+    return base64.b64encode(block.tobytes()).decode("ascii")
 
 
 def unpack(text: str, resamples: int) -> np.ndarray:
