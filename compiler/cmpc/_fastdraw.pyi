@@ -2,6 +2,7 @@
 
 from typing import Any
 
+def b64_ascii(data: Any, /) -> str: ...
 def draw_counts(capsule: Any, n: int, rows: int, out: Any, /) -> None: ...
 def draw_counts_pcg64(
     state: tuple[int, int, int, int, int, int], n: int, rows: int, out: Any, /
@@ -17,6 +18,7 @@ def bootstrap_pcg64(
     table: Any,
     sums: Any,
     metrics: Any,
+    jackknife: int = 0,
     /,
 ) -> tuple[int, int, int, int, int, int]: ...
 def frontier_reads(
