@@ -479,7 +479,7 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
         sums.len != all * k * 8 || !PyBuffer_IsContiguous(&table, 'C') ||
         !PyBuffer_IsContiguous(&sums, 'C')) {
         PyErr_SetString(PyExc_ValueError, "bootstrap_pcg64: needs 1 <= n < 2**32, k x n float64 "
-                                          "table, (rows + jackknife) x k float64 sums, "
+                                          "table, k x (rows + jackknife) float64 sums, "
                                           "0 <= jackknife <= 1000");
         goto done;
     }
@@ -519,7 +519,7 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
                 drawn += counts[j] = j % jackknife != group;
         }
         for (Py_ssize_t col = 0; col < k; col++) /* as weighted_sums */
-            sum[r * k + col] = counts_dot(counts, v + col * n, n);
+            sum[col * all + r] = counts_dot(counts, v + col * n, n); /* column by column */
         for (Py_ssize_t i = 0; i < count; i++) { /* as percentile_ranks */
             ranked_metric *metric = &ranked[i];
             Py_ssize_t m = metric->order.len / 8, nq = metric->qs.len / 8;
@@ -858,7 +858,8 @@ static PyMethodDef methods[] = {
     {"bootstrap_pcg64", bootstrap_pcg64, METH_VARARGS,
      "bootstrap_pcg64(state, n, rows, table, sums, metrics[, jackknife]) -> state: `rows` bootstrap rows "
      "drawn from a PCG64 state as draw_counts_pcg64 draws them, each row's counts times each "
-     "row of `table` into `sums` (rows x k) as weighted_sums, and for each metric (in_place, "
+     "row of `table` into `sums` (k x rows: one row a column) as weighted_sums, and for each "
+     "metric (in_place, "
      "order, qs, values, out) its `linear` percentiles into out's first `rows` columns "
      "(len(qs) x stride), one row at a time; with `jackknife` J, the grouped jackknife's J "
      "rows after them (sums and out have room for rows + J); returns the state after "

@@ -289,7 +289,7 @@ def test_the_fused_jackknife_rows_are_the_block_codes_counts_summed_and_ranked()
     n, rows, jack = 23, 4, resample.JACKKNIFE
     values = np.arange(n, dtype=float) * 1.5
     table = np.ascontiguousarray(np.vstack([np.ones(n), values]))
-    sums = np.empty((rows + jack, 2))
+    sums = np.empty((2, rows + jack))  # a row per column
     q = np.array([0.0, 0.5, 0.99])
     out = np.empty((q.size, rows + jack))
     stream = resample.Stream.seeded([3, 4])
@@ -305,7 +305,7 @@ def test_the_fused_jackknife_rows_are_the_block_codes_counts_summed_and_ranked()
     )
     counts = list(_count_blocks(resample.Stream.seeded([3, 4]), n, rows))[-1][1]
     assert counts.shape == (jack, n)
-    assert sums[rows:].tobytes() == resample._weighted_sums(counts, table).tobytes()
+    assert sums[:, rows:].tobytes() == resample._weighted_sums(counts, table).T.tobytes()
     ranked = resample._ranked_percentiles(counts, resample._Ranked.of(values), list(q))
     assert out[:, rows:].tobytes() == ranked.tobytes()
 

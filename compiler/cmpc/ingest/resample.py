@@ -343,7 +343,7 @@ def replicates(
             by_metric.setdefault(metric, []).append(stat)
     rng = _seed(settings, sha256, run.index)
     total = settings.resamples + JACKKNIFE
-    summed = np.empty((total, table.shape[0]))
+    summed = np.empty((table.shape[0], total))  # a row per column: numpy's loops run along it
     drawn = np.empty(total)  # requests in each replicate: n, fewer in the jackknife's
     quantiles: dict[str, np.ndarray] = {m: np.empty((len(s), total)) for m, s in by_metric.items()}
     ranked = {metric: _Ranked.of(columns[metric]) for metric in by_metric}
@@ -357,23 +357,23 @@ def replicates(
         drawn[:rows] = n
         left_out = np.arange(JACKKNIFE)  # group g leaves out the requests i with i % J == g
         drawn[rows:] = n - (n - left_out + JACKKNIFE - 1) // JACKKNIFE
-        summed[:] = table[:, 0] * drawn[:, None]
+        np.multiply(table[:, :1], drawn, out=summed)
         found_sums = _bootstrap(rng, n, rows, varying, ranked, asked, quantiles, JACKKNIFE)
         if varies:
-            summed[:, varies] = found_sums
+            summed[varies] = found_sums
     else:
         blocks = _count_blocks(rng, n, settings.resamples)
     for start, counts in blocks:
         rows = counts.shape[0]
         drawn[start : start + rows] = counts.sum(axis=1) if start >= settings.resamples else n
-        summed[start : start + rows] = table[:, 0] * drawn[start : start + rows, None]
+        summed[:, start : start + rows] = table[:, :1] * drawn[start : start + rows]
         if varies:
-            summed[start : start + rows, varies] = _weighted_sums(counts, varying)
+            summed[varies, start : start + rows] = _weighted_sums(counts, varying).T
         known = n if start < settings.resamples else None  # a bootstrap row draws n requests
         for metric, qs in asked.items():
             found = _ranked_percentiles(counts, ranked[metric], qs, known)
             quantiles[metric][:, start : start + rows] = found
-    summed = _times_power_of_two(summed, -scales)  # exact: powers of two
+    summed = _times_power_of_two(summed, -scales[:, None])  # exact: powers of two
     out: dict[str, np.ndarray] = {}
     duration = run.duration_s
     scale = drawn / n  # a run of fewer requests lasts proportionally less
@@ -382,13 +382,13 @@ def replicates(
         base = _nanmean(e2el)
         with np.errstate(divide="ignore", invalid="ignore"):
             if base > 0:
-                scale = scale * (summed[:, 4] / summed[:, 5]) / base
+                scale = scale * (summed[4] / summed[5]) / base
     with np.errstate(divide="ignore", invalid="ignore"):
         for column, name in enumerate(RATE_ROWS, start=1):  # summed: ok, input, output, cached
-            out[name] = summed[:, column] / (duration * scale) if duration else np.nan * scale
+            out[name] = summed[column] / (duration * scale) if duration else np.nan * scale
         first = 6 if e2el is not None else 4
         for k, (metric, _) in enumerate(means):
-            out[f"{metric} mean"] = summed[:, first + 2 * k] / summed[:, first + 2 * k + 1]
+            out[f"{metric} mean"] = summed[first + 2 * k] / summed[first + 2 * k + 1]
     for metric, stats in by_metric.items():
         for row, stat in enumerate(stats):
             out[f"{metric} {stat}"] = quantiles[metric][row]
@@ -416,11 +416,11 @@ def _bootstrap(
     jackknife: int = 0,
 ) -> np.ndarray:
     """The bootstrap's `rows` rows in one C pass (no rows x n counts kept), then `jackknife`
-    grouped jackknife rows: each varying column's sum per row (returned), each metric's
-    percentiles into `quantiles`' first `rows + jackknife` columns (C-contiguous float64);
-    the same draws, sums, ranks and arithmetic on them as the blocks' path, so the same
-    bytes."""
-    sums = np.empty((rows + jackknife, varying.shape[0]))
+    grouped jackknife rows: each varying column's sum per row (returned, a row per column),
+    each metric's percentiles into `quantiles`' first `rows + jackknife` columns (C-contiguous
+    float64); the same draws, sums, ranks and arithmetic on them as the blocks' path, so the
+    same bytes."""
+    sums = np.empty((varying.shape[0], rows + jackknife))
     metrics = []
     for metric, qs in asked.items():
         if ranked[metric].order.size == 0:  # no request has the metric: no percentile
