@@ -835,6 +835,34 @@ static PyObject *b64_ascii(PyObject *self, PyObject *arg)
     return text;
 }
 
+/* the ASCII bytes json writes between a string's quotes unchanged (printable ASCII but the
+   quote and the backslash: ensure_ascii's plain characters), or None when it would escape
+   any: cache.py `_verbatim_bytes`, one pass over the text */
+static PyObject *verbatim_ascii(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "verbatim_ascii: needs a str");
+        return NULL;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(arg) < 0) /* a legacy str's data made canonical (a no-op from 3.12) */
+        return NULL;
+#endif
+    if (!PyUnicode_IS_ASCII(arg))
+        Py_RETURN_NONE;
+    const Py_UCS1 *text = PyUnicode_1BYTE_DATA(arg);
+    Py_ssize_t len = PyUnicode_GET_LENGTH(arg);
+    unsigned bad = 0;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        Py_UCS1 c = text[i];
+        bad |= (c < 0x20) | (c > 0x7E) | (c == '"') | (c == '\\');
+    }
+    if (bad)
+        Py_RETURN_NONE;
+    return PyBytes_FromStringAndSize((const char *)text, len);
+}
+
 static PyMethodDef methods[] = {
     {"b64_ascii", b64_ascii, METH_O,
      "b64_ascii(buffer) -> str: the buffer's bytes in base64 (padded, no newline), as "
@@ -870,6 +898,9 @@ static PyMethodDef methods[] = {
      "row's Pareto frontier of (x, y) read at `target` (method 0 steffen, 1 linear, 2 "
      "nearest; `mirrored`: along -1000 / x), NaN where unreachable, as "
      "compute/frontier_batch.py reads it in numpy."},
+    {"verbatim_ascii", verbatim_ascii, METH_O,
+     "verbatim_ascii(text) -> bytes | None: the text's ASCII bytes if json writes it "
+     "unescaped between its quotes (printable ASCII but '\"' and '\\'), else None."},
     {"weighted_sums", weighted_sums, METH_VARARGS,
      "weighted_sums(counts, rows, n, table, out) -> None: out[r, k] = counts[r] . table[k] "
      "(rows x n int64, k x n float64 whole numbers, rows x k float64)."},
