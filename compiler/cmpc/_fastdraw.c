@@ -863,6 +863,84 @@ static PyObject *verbatim_ascii(PyObject *self, PyObject *arg)
     return PyBytes_FromStringAndSize((const char *)text, len);
 }
 
+/* numpy's SeedSequence (bit_generator.pyx) from 32-bit entropy words: the pool's hashmix and
+   mix, then generate_state(4, uint64), all in uint32 arithmetic as numpy's own; resample.py
+   `_pool` and `_generate_state` are the reference */
+static PyObject *seed_state(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    PyObject *items = PySequence_Tuple(arg);
+    if (items == NULL)
+        return NULL;
+    Py_ssize_t count = PyTuple_GET_SIZE(items);
+    uint32_t *words = PyMem_Malloc(sizeof(uint32_t) * (size_t)(count > 4 ? count : 4));
+    if (words == NULL) {
+        Py_DECREF(items);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < 4; i++)
+        words[i] = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        unsigned long long v = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(items, i));
+        if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyMem_Free(words);
+            Py_DECREF(items);
+            return NULL;
+        }
+        if (v > UINT32_MAX) {
+            PyMem_Free(words);
+            Py_DECREF(items);
+            PyErr_SetString(PyExc_ValueError, "seed_state: each word is below 2**32");
+            return NULL;
+        }
+        words[i] = (uint32_t)v;
+    }
+    Py_DECREF(items);
+    uint32_t hash_const = 0x43B0D7E5u, mixer[4];
+#define HASHMIX(value, out)                                                                   \
+    do {                                                                                      \
+        uint32_t h_ = (value) ^ hash_const;                                                   \
+        hash_const *= 0x931E8875u;                                                            \
+        h_ *= hash_const;                                                                     \
+        (out) = h_ ^ (h_ >> 16);                                                              \
+    } while (0)
+#define MIX(x, y, out)                                                                        \
+    do {                                                                                      \
+        uint32_t m_ = 0xCA01F9DDu * (x) - 0x4973F715u * (y);                                  \
+        (out) = m_ ^ (m_ >> 16);                                                              \
+    } while (0)
+    for (int i = 0; i < 4; i++)
+        HASHMIX(words[i], mixer[i]);
+    for (int src = 0; src < 4; src++)
+        for (int dst = 0; dst < 4; dst++)
+            if (src != dst) {
+                uint32_t x = mixer[dst], h;
+                HASHMIX(mixer[src], h);
+                MIX(x, h, mixer[dst]);
+            }
+    for (Py_ssize_t src = 4; src < count; src++)
+        for (int dst = 0; dst < 4; dst++) {
+            uint32_t x = mixer[dst], h;
+            HASHMIX(words[src], h);
+            MIX(x, h, mixer[dst]);
+        }
+#undef HASHMIX
+#undef MIX
+    PyMem_Free(words);
+    uint32_t out32[8];
+    hash_const = 0x8B51F9DDu;
+    for (int i = 0; i < 8; i++) {
+        uint32_t value = mixer[i % 4] ^ hash_const;
+        hash_const *= 0x58F38DEDu;
+        value *= hash_const;
+        out32[i] = value ^ (value >> 16);
+    }
+    unsigned long long state[4];
+    for (int i = 0; i < 4; i++)
+        state[i] = (unsigned long long)out32[2 * i] | ((unsigned long long)out32[2 * i + 1] << 32);
+    return Py_BuildValue("(KKKK)", state[0], state[1], state[2], state[3]);
+}
+
 static PyMethodDef methods[] = {
     {"b64_ascii", b64_ascii, METH_O,
      "b64_ascii(buffer) -> str: the buffer's bytes in base64 (padded, no newline), as "
@@ -898,6 +976,9 @@ static PyMethodDef methods[] = {
      "row's Pareto frontier of (x, y) read at `target` (method 0 steffen, 1 linear, 2 "
      "nearest; `mirrored`: along -1000 / x), NaN where unreachable, as "
      "compute/frontier_batch.py reads it in numpy."},
+    {"seed_state", seed_state, METH_O,
+     "seed_state(words) -> (w0, w1, w2, w3): SeedSequence(entropy).generate_state(4, uint64) "
+     "from the entropy's 32-bit words, least significant first."},
     {"verbatim_ascii", verbatim_ascii, METH_O,
      "verbatim_ascii(text) -> bytes | None: the text's ASCII bytes if json writes it "
      "unescaped between its quotes (printable ASCII but '\"' and '\\'), else None."},

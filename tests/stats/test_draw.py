@@ -147,8 +147,12 @@ def test_sizes_whose_byte_count_overflows_are_refused_not_written_past():
     assert run.stdout.split() == ["refused", "refused"]
 
 
-def test_a_stream_is_seeded_as_numpys_pcg64_from_a_seed_sequence_bit_for_bit():
-    # the spec's seed (any size, 0 included) and a 64-bit word from the file's hash
+@pytest.mark.parametrize("in_c", [True, False])
+def test_a_stream_is_seeded_as_numpys_pcg64_from_a_seed_sequence_bit_for_bit(in_c, monkeypatch):
+    # the spec's seed (any size, 0 included) and a 64-bit word from the file's hash; the pool
+    # mixed by _fastdraw.seed_state, or by the Python reference without it
+    if not in_c:
+        monkeypatch.setattr(resample, "_fastdraw", None)
     rng = np.random.default_rng(19)
     entropy = [[0, 0], [1, 0], [0, 1], [2**32 - 1, 2**64 - 1], [2**32, 5], [2**70 + 3, 2**63]]
     entropy += [[int(rng.integers(0, 2**62)) >> int(rng.integers(0, 62)), int(w)]
@@ -159,6 +163,15 @@ def test_a_stream_is_seeded_as_numpys_pcg64_from_a_seed_sequence_bit_for_bit():
         assert resample.Stream.seeded(words).as_state() == want, words
     with pytest.raises(ValueError):
         resample.Stream.seeded([-1, 0])  # as numpy refuses it
+
+
+def test_seed_state_refuses_words_that_are_not_32_bit():
+    assert _fastdraw.seed_state([]) == tuple(
+        resample._generate_state(resample._pool([]), 4)
+    )  # no word: the pool of zeros
+    for bad in ([2**32], [-1], [1.5], ["1"], 5, [2**64]):
+        with pytest.raises((ValueError, TypeError, OverflowError)):
+            _fastdraw.seed_state(bad)
 
 
 @pytest.mark.parametrize("fast", [True, False])
