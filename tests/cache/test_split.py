@@ -219,3 +219,28 @@ def test_a_cold_build_split_across_two_processes_writes_the_same_bytes(
     monkeypatch.setattr(split, "start", lambda work: pytest.fail("a warm build forked"))
     assert main(["build", str(spec), "-o", str(tmp_path / "warm"), "--quiet"]) == 0
     assert outputs(tmp_path / "warm") == outputs(tmp_path / "one")
+
+
+def test_a_fork_leaves_objects_a_program_froze_frozen_and_freezes_none_of_its_own():
+    import gc
+
+    assert gc.get_freeze_count() == 0
+    child = split.start(lambda: 1)
+    assert child is not None and child.result() == 1
+    assert gc.get_freeze_count() == 0, "what the fork froze is unfrozen after it"
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        child = split.start(lambda: 2)
+        assert child is not None and child.result() == 2
+        assert gc.get_freeze_count() > frozen // 2  # not unfrozen (objects freed since leave it)
+    finally:
+        gc.unfreeze()
+
+
+def test_no_child_when_the_fork_fails(monkeypatch):
+    def fork():
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(split.os, "fork", fork)
+    assert split.start(lambda: 1) is None

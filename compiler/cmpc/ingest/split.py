@@ -87,19 +87,23 @@ def start(work: Callable[[], Any]) -> Child | None:
         with contextlib.suppress(OSError, ValueError, AttributeError):
             stream.flush()
     # objects made so far move out of the collector's sight: a collection in the child would
-    # otherwise write to every page of them, copying the whole heap
-    gc.freeze()
+    # otherwise write to every page of them, copying the whole heap (a program that froze
+    # objects itself keeps them frozen)
+    freezing = gc.get_freeze_count() == 0
+    if freezing:
+        gc.freeze()
     try:
         pid = os.fork()
     except OSError:
-        gc.unfreeze()
-        os.close(readable)
-        os.close(writable)
-        return None
+        pid = -1
     if pid == 0:  # pragma: no cover - the child; its work is tested through the parent
         _child(work, readable, writable)
-    gc.unfreeze()
+    if freezing:
+        gc.unfreeze()
     os.close(writable)
+    if pid < 0:
+        os.close(readable)
+        return None
     return Child(pid, readable)
 
 
