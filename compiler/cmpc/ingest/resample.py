@@ -206,8 +206,12 @@ class _Ranked:
     in_place: bool  # the requests are already in this order, all with a value: no gather
 
     @classmethod
-    def of(cls, values: np.ndarray) -> _Ranked:
+    def of(cls, values: np.ndarray, ascending: bool = False) -> _Ranked:
+        """`ascending`: `values` are in the order a stable argsort gives (NaN last), so their
+        finite ones are already sorted and stay where they are: the sort's own result."""
         valid = np.flatnonzero(np.isfinite(values))
+        if ascending:  # one run of finite values, in order: the stable sort keeps it so
+            return cls(valid, values[valid], valid.size == values.size)
         order = valid[np.argsort(values[valid], kind="stable")]
         same = order.size == values.size and bool(np.array_equal(order, np.arange(order.size)))
         return cls(order, values[order], same)
@@ -330,12 +334,13 @@ def replicates(
     sums: list[np.ndarray] = [ok]
     for col in (req.input_tokens, req.output_tokens, req.cached_input_tokens):
         sums.append(np.full(n, np.nan) if col is None else np.where(okay, col[perm], 0.0))
-    if e2el is not None:
-        sums += [np.nan_to_num(e2el, nan=0.0), np.isfinite(e2el).astype(float)]
     means = [(m, s) for m, s in queries if s == "mean" and m in columns]
-    for metric, _ in means:
+    summed_metrics = (["e2el"] if e2el is not None else []) + [m for m, _ in means]
+    for metric in summed_metrics:  # each one's sum (NaN as 0) and how many have one
         x = columns[metric]
-        sums += [np.nan_to_num(x, nan=0.0), np.isfinite(x).astype(float)]
+        seen = np.isfinite(x)
+        # nan_to_num copies; stack copies anyway: only where a value is not finite
+        sums += [x if seen.all() else np.nan_to_num(x, nan=0.0), seen.astype(float)]
     table, scales = _exact(np.stack(sums), n)
     # a column whose values are all equal sums to its value times the requests drawn: exact
     # (whole numbers), so only the others need a pass over the counts
@@ -350,7 +355,8 @@ def replicates(
     summed = np.empty((table.shape[0], total))  # a row per column: numpy's loops run along it
     drawn = np.empty(total)  # requests in each replicate: n, fewer in the jackknife's
     quantiles: dict[str, np.ndarray] = {m: np.empty((len(s), total)) for m, s in by_metric.items()}
-    ranked = {metric: _Ranked.of(columns[metric]) for metric in by_metric}
+    # the leading metric's requests are in its stable sort's order already
+    ranked = {m: _Ranked.of(columns[m], ascending=m == leading) for m in by_metric}
     asked = {
         m: [q for s in stats if (q := _quantile(s)) is not None] for m, stats in by_metric.items()
     }
