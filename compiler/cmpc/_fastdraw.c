@@ -473,7 +473,10 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
         goto done;
     }
     /* every row: the bootstrap's, then the jackknife's (0 <= J <= 1000: a few groups) */
-    Py_ssize_t all = rows >= 0 && jackknife >= 0 && jackknife <= 1000 ? rows + jackknife : -1;
+    Py_ssize_t all = rows >= 0 && jackknife >= 0 && jackknife <= 1000 &&
+                             rows <= PY_SSIZE_T_MAX - jackknife
+                         ? rows + jackknife
+                         : -1;
     if (n < 1 || n > (Py_ssize_t)UINT32_MAX || rows < 0 || all < 0 || !fits8(all, n) ||
         !fits8(all, k) || table.itemsize != 8 || table.len != k * n * 8 || sums.itemsize != 8 ||
         sums.len != all * k * 8 || !PyBuffer_IsContiguous(&table, 'C') ||

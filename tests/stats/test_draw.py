@@ -337,3 +337,7 @@ def test_bad_jackknife_counts_are_errors_not_crashes():
             _fastdraw.bootstrap_pcg64(
                 state, 5, 3, table, sums, [(True, order, q, values, out)], jack
             )
+    # rows + jackknife past the largest size: refused, not wrapped round to a small count
+    for rows in (sys.maxsize, sys.maxsize - 9):
+        with pytest.raises(ValueError):
+            _fastdraw.bootstrap_pcg64(state, 5, rows, table[:0], np.zeros((0, 1)), [], 10)
