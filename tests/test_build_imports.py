@@ -15,7 +15,8 @@ REPO = Path(__file__).resolve().parents[1]
 # what only a pool, a cluster, `--export`, `--require`, `--format html` or `--png` needs;
 # numpy.ma, which np.percentile imports to deduplicate its ranks (about 15 ms); numpy.random
 # (about 6 ms), whose seeding ingest/resample.py does itself, bit for bit; pathlib's ntpath and
-# urllib.parse's ipaddress, for Windows paths and bracketed URL hosts (cli.py defers them)
+# urllib.parse's ipaddress, for Windows paths and bracketed URL hosts (cli.py defers them);
+# the results model's TypedDicts (cmpc.analysis.types), which only annotations name
 NOT_NEEDED = (
     "ntpath",
     "ipaddress",
@@ -30,6 +31,7 @@ NOT_NEEDED = (
     "cmpc.report.html",
     "cmpc.report.raster",
     "traceback",
+    "cmpc.analysis.types",
 )
 
 

@@ -79,9 +79,13 @@ def with_intervals(
         return None
     found = _headline(comparison, head, systems, boots)
     ratio, ratio_ci = _capacity_ratio(comparison, systems, capacity, head)
-    return T.Headline(
-        **head, **found, capacity_at_slo_ratio=ratio, capacity_at_slo_ratio_ci=ratio_ci
-    )
+    headline: T.Headline = {
+        **head,
+        **found,
+        "capacity_at_slo_ratio": ratio,
+        "capacity_at_slo_ratio_ci": ratio_ci,
+    }
+    return headline
 
 
 def _system_intervals(
@@ -147,7 +151,8 @@ def _price_free_headline(
     """The headline's intervals without its cost, the per-GPU replicate ratios the cost
     interval divides, and whether those two give the full result exactly (`exact`)."""
     reads = _reads(systems, boots)
-    found = headline_uncertainty(comparison, T.Ratios(**{**head, "cost_ratio": None}), reads)
+    free: T.Ratios = {**head, "cost_ratio": None}
+    found = headline_uncertainty(comparison, free, reads)
     u = comparison.uncertainty
     a, b = reads.get(head["system"]), reads.get(head["baseline"])
     if not u.enabled:
