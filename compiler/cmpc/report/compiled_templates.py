@@ -26,7 +26,7 @@ DIGESTS = {
 }
 MODULES = {
     'environment.py': '5df8292948db4a7ee128eb05fdfa6806e48cd13e2629f2e41b04c02f2787ec75',
-    'text.py': '5486e11035dba363fb41a41bed3b08fc7fcd92c8cb256fcb0039e5612161e01c',
+    'text.py': '306b99946f96e7eeecdd37960612cd283ec234d86f9712c70991fc3cf7aa8c2e',
     'template_filters.py': 'cebc7b17034cfce660af351439df0d274db334b01531530572e933374a7ae5f8',
 }
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, SupportsIndex
 from urllib.parse import quote
 
-from cmpc.safe_text import visible
+from cmpc.safe_text import HIDDEN_TEXT, NUMBER_TEXT, visible
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs  # typing.TypeIs from Python 3.13
@@ -103,6 +103,16 @@ class _Escaped:
 
 SPECIAL = re.compile(r"([\\`*_{}\[\]<>|&~!$])")
 _LINE_START = re.compile(r"^(\s*)([#+\-]|\d+(?=[.)](?:\s|$)))(?=\s|$|[.)])")
+# compiled by the module's body, as every report pattern is: cmpc/_recache.py keeps the program
+# of those alone (a pattern compiled in a function is parsed afresh by each process)
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+_BACKTICKS = re.compile(r"`+")
+_NOT_KEY = re.compile(r"[^a-z0-9]+")
+# safe_text compiles these two at their first use (`cmpc check` seldom needs them; their parse
+# is 1.2 ms), which every build's rendering reaches: compiled here, their programs are kept too,
+# and re's own cache hands safe_text the same Pattern objects
+_HIDDEN = re.compile(HIDDEN_TEXT)
+_NUMBER = re.compile(NUMBER_TEXT)
 
 
 def escape(value: object) -> Md:
@@ -127,7 +137,7 @@ def escape_prose(value: object) -> Md:
     """cmpc's own prose (analysis notes): `spans` stay code spans, everything else is escaped."""
     if isinstance(value, Md):
         return value
-    parts = re.split(r"`([^`]+)`", visible(" ".join(str(value).split())))
+    parts = _CODE_SPAN.split(visible(" ".join(str(value).split())))
     return Md("".join(code(p) if i % 2 else _spaced(p) for i, p in enumerate(parts)))
 
 
@@ -147,7 +157,7 @@ def code(value: object, in_table: bool = True) -> Md:
     text = visible(value)
     if in_table:
         text = text.replace("|", "\\|")
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
     fence = "`" * (longest + 1)
     edges = text[:1] + text[-1:]
     pad = " " if "`" in edges or edges == "  " else ""  # CommonMark strips one space a side
@@ -176,7 +186,7 @@ def capitalized(text: Md) -> Md:
 
 def footnote_key(name: object) -> str:
     """A footnote label made of lowercase letters, digits and hyphens only."""
-    key = re.sub(r"[^a-z0-9]+", "-", str(name).lower()).strip("-")
+    key = _NOT_KEY.sub("-", str(name).lower()).strip("-")
     return key or "x"
 
 
