@@ -457,3 +457,32 @@ def test_the_key_changes_with_every_field_but_the_price_like_ones(name):
         seen[price] += 1
         assert moved is not price, path
     assert seen[True] and seen[False]
+
+
+def test_a_sensitivity_row_under_the_spec_s_own_price_free_conditions_reads_no_replicates(
+    sweep, monkeypatch
+):
+    """The spec's own statistic, read and tokens (and each utilization) are the headline's
+    price-free conditions: those rows recall the replicate reads the headline computed."""
+    from cmpc.analysis import intervals
+    from cmpc.compile import compile_spec
+    from cmpc.files import read_source
+
+    source, _ = read_source(str(sweep))
+    assert source is not None
+    own = compile_spec(source, []).comparison
+    assert own is not None
+    read: list[tuple[object, ...]] = []
+    boot = intervals._boot
+
+    def counted(comparison, data, systems, name):
+        latency = comparison.latency
+        read.append((latency.statistic, latency.read, comparison.tokens.count, name))
+        return boot(comparison, data, systems, name)
+
+    monkeypatch.setattr(intervals, "_boot", counted)
+    _steps(sweep)
+    mine = (own.latency.statistic, own.latency.read, own.tokens.count)
+    assert read  # the other statistics', reads' and counts' rows read theirs
+    assert [r for r in read if r[:3] == mine] == []
+    assert len(read) == len(set(read))  # and each once

@@ -11,7 +11,7 @@ import numpy as np
 from cmpc import lazy
 from cmpc.analysis import types as T
 from cmpc.analysis.reads import measured_runs
-from cmpc.analysis.stage import recall, same
+from cmpc.analysis.stage import recall, record, same
 from cmpc.analysis.uncertainty import (
     Reads,
     as_list,
@@ -99,10 +99,11 @@ def _system_intervals(
     point = result["at_target"]["throughput_per_gpu"]
     values = read_replicates(comparison, reps, point) if reps is not None else None
     uncertainty = system_uncertainty(comparison, result, reps, values)
-    return {
-        "uncertainty": uncertainty,
-        "boot": None if values is None else pack(values.boot.tolist()),
-    }
+    boot = None if values is None else pack(values.boot.tolist())
+    # `_boot`'s value for this system: a sensitivity row under the spec's own price-free
+    # conditions (its statistic, a utilization) recalls it instead of reading the replicates again
+    record("system-reads", comparison, system.name, boot)
+    return {"uncertainty": uncertainty, "boot": boot}
 
 
 def _headline(

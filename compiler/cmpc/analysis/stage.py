@@ -140,6 +140,18 @@ def recall(
     return value
 
 
+def record(step: str, comparison: ir.Comparison, extra: object, encoded: Any) -> None:
+    """Record a step's value (`encode`d) that another step computed on its way, as `recall`
+    would once the step was computed; a step recorded already is left as it is."""
+    if not _ACTIVE or not _ACTIVE[-1].stored:
+        return
+    memo = _ACTIVE[-1]
+    key = memo.key(step, comparison, extra)
+    if key not in memo.steps:
+        memo.steps[key] = json.dumps(encoded, allow_nan=True)
+        memo.changed = True
+
+
 def recall_exact(
     step: str, inputs: object, compute: Callable[[], list[float]], size: int
 ) -> list[float]:
