@@ -13,6 +13,7 @@ cost caps) reads the runs as before, so the stage changes how fast, never what, 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -70,12 +71,21 @@ class Memo:
     def key(self, step: str, comparison: ir.Comparison, extra: object) -> str:
         found = self._digests.get(id(comparison))
         if found is None or found[0] is not comparison:
-            found = (comparison, price_free_digest(comparison))
+            found = (comparison, self._cost_variant(comparison) or price_free_digest(comparison))
             self._digests[id(comparison)] = found
         digest = sha256(f"{step}\0{found[1]}\0".encode() + canonical(extra))
         return digest.hexdigest()
 
+    def _cost_variant(self, comparison: ir.Comparison) -> str | None:
+        """The digest of a comparison keyed already whose every field but `cost` is the same
+        object (a sensitivity row of price or utilization): `price_free` drops the cost."""
+        for known, digest in self._digests.values():
+            if all(getattr(known, name) is getattr(comparison, name) for name in _NOT_COST):
+                return digest
+        return None
 
+
+_NOT_COST = tuple(f.name for f in dataclasses.fields(ir.Comparison) if f.name != "cost")
 _ACTIVE: list[Memo] = []
 
 
