@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -75,3 +76,19 @@ def test_a_profiler_still_gets_its_data(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("E600")
     assert stats.stat().st_size > 0  # written after the program returned
+
+
+def test_the_console_script_runs_openblas_on_one_thread_unless_the_user_chose():
+    # the exit handler runs inside run(), after main(): it shows the variable run() left
+    show = "atexit.register(lambda: print('blas', os.environ.get('OPENBLAS_NUM_THREADS')))"
+    code = PROBE.format(before="import os\n" + show)
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    for given, want in ((None, "blas 1"), ("4", "blas 4")):
+        done = subprocess.run(
+            [sys.executable, "-c", code, "explain", "E600"],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            env=env if given is None else {**env, "OPENBLAS_NUM_THREADS": given},
+        )
+        assert want in done.stdout, done.stderr

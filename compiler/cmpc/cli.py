@@ -669,6 +669,16 @@ def _main(words: list[str]) -> int:
         return 2
 
 
+def _one_blas_thread() -> None:
+    """OpenBLAS on one thread in cmpc's own process, unless the user set its thread count.
+
+    numpy's OpenBLAS starts a thread per core at import, which spins for about 70 ms of CPU on
+    the core a cold build's forked child reduces on (ingest/split.py); cmpc makes no BLAS call
+    worth a thread.
+    """
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def run() -> NoReturn:
     """The `cmpc` console script: main(), then exit without tearing the interpreter down.
 
@@ -677,6 +687,7 @@ def run() -> NoReturn:
     flushed first; while another thread is alive the normal exit waits for it, and under a
     profiler or a coverage tracer the program returns as usual.
     """
+    _one_blas_thread()
     code = main()
     threads = sys.modules.get("threading")
     if threads is not None and threads.active_count() > 1:

@@ -7,6 +7,7 @@ import dataclasses
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
     from cmpc import metrics as run_metrics
     from cmpc import traces
-    from cmpc.ingest import cachewrite, pooling, readahead, resample, sketch
+    from cmpc.ingest import cachewrite, pooling, readahead, resample, sketch, split
     from cmpc.traces import Run, readpass
 else:  # only a pool or a cluster needs them: 5-10 ms of imports (logging, sockets, pickle)
     multiprocessing = lazy.module("multiprocessing")
@@ -38,6 +39,7 @@ else:  # only a pool or a cluster needs them: 5-10 ms of imports (logging, socke
     sketch = lazy.module("cmpc.ingest.sketch")
     cachewrite = lazy.module("cmpc.ingest.cachewrite")  # queue: only a miss writes
     readahead = lazy.module("cmpc.ingest.readahead")  # a thread: only a cold reduction reads
+    split = lazy.module("cmpc.ingest.split")  # a fork: only a cold reduction of several files
 
 READERS = ("cmpc.traces", "cmpc.metrics", "cmpc.ingest.pooling", "cmpc.ingest.resample")
 
@@ -46,6 +48,10 @@ WORKER_BYTES = 64 << 20  # a forked worker's own memory once refcounts copy its 
 # Below this many bytes of run files one process reduces them sooner than a pool starts:
 # forking the workers and sending their results back costs 0.05-0.2 s (benchmarks/README.md)
 POOL_MIN_BYTES = 32 << 20
+# Below those, one forked child reduces about half the files (ingest/split.py), from this many
+# files holding this many bytes: below them its fork and results cost more than it saves
+SPLIT_MIN_FILES = 4
+SPLIT_MIN_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -323,7 +329,8 @@ def reduce_all(
 
     Misses go to `executor` when given (any `concurrent.futures.Executor`, e.g. a Dask
     client's `get_executor()`), else to a local process pool of `workers` (default: cores,
-    or none when the misses' files hold less than POOL_MIN_BYTES).
+    or none when the misses' files hold less than POOL_MIN_BYTES: then, by default, one
+    forked child reduces about half of them, when a core is free for it; ingest/split.py).
     """
     if cache:  # looked at once, before workers fork: their own entries do not count
         _EMPTY_CACHES.discard(cache.root)
@@ -343,6 +350,7 @@ def reduce_all(
     total = len(unique)
     if progress:
         progress(len(done), total)
+    asked = workers
     workers = min(workers or _local_workers(todo), len(todo))
     lost: dict[Task, str] = {}
     if executor is not None and todo:
@@ -359,20 +367,78 @@ def reduce_all(
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
     left = [task for task in todo if task not in done]
+    # a default reduction below the pool's size: about half of it in a forked child, if any
+    theirs = _child_share(left) if asked is None and executor is None else []
+    child = None
+    if theirs:
+        for name in ("numpy", *READERS, "cmpc.ingest.cachewrite", "cmpc.ingest.readahead"):
+            lazy.load(name)  # before the fork: not once in each process
+        child = split.start(partial(_reduce_here, theirs, cache))
+    if child is not None:
+        left = [task for task in left if task not in set(theirs)]
+    before = len(done)
+
+    def reduced(n: int) -> None:
+        if progress:
+            progress(before + n, total)
+
+    try:
+        done.update(_reduce_here(left, cache, lost, reduced))
+    except BaseException:
+        if child is not None:
+            child.stop()
+        raise
+    if child is not None:
+        found = child.result()
+        # the child failed or died (e.g. out of memory): its share is reduced here
+        done.update(_reduce_here(theirs, cache) if found is None else found)
+        if progress:
+            progress(len(done), total)
+    return [done[t] for t in tasks]
+
+
+def _reduce_here(
+    left: Sequence[Task],
+    cache: Cache | None,
+    lost: Mapping[Task, str] | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> dict[Task, Done]:
+    """Reduce `left` in this process, in order, the files after the first read ahead."""
+    done: dict[Task, Done] = {}
     ahead = _read_ahead(left, cache)
     try:
         with cachewrite.behind(cache) if cache and left else contextlib.nullcontext(cache) as local:
             for n, task in enumerate(left):
                 held = ahead.take(n - 1) if ahead is not None and n else None
                 done[task] = reduce_file(task, local, held)
-                if task in lost:
+                if lost and task in lost:
                     done[task] = _retried(done[task], task, lost[task])
                 if progress:
-                    progress(len(done), total)
+                    progress(n + 1)
     finally:
         if ahead is not None:
             ahead.close()
-    return [done[t] for t in tasks]
+    return done
+
+
+def _child_share(left: Sequence[Task]) -> list[Task]:
+    """The files a forked child reduces beside this process (ingest/split.py): half of them by
+    size, when there are SPLIT_MIN_FILES local files of SPLIT_MIN_BYTES or more in all and a
+    fork is possible; else none."""
+    if len(left) < SPLIT_MIN_FILES or any(remote.is_url(t.path) for t in left):
+        return []
+    sizes = {t: _size(t.path) for t in left}
+    if sum(sizes.values()) < SPLIT_MIN_BYTES or not split.possible():
+        return []
+    mine = held = 0  # bytes of this process's share, and of the child's
+    theirs = []
+    for task in sorted(left, key=lambda t: -sizes[t]):  # largest first, each to the lighter share
+        if mine <= held:
+            mine += sizes[task]
+        else:
+            held += sizes[task]
+            theirs.append(task)
+    return theirs
 
 
 def _read_ahead(left: Sequence[Task], cache: Cache | None) -> readahead.ReadAhead | None:
