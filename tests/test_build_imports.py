@@ -16,7 +16,8 @@ REPO = Path(__file__).resolve().parents[1]
 # numpy.ma, which np.percentile imports to deduplicate its ranks (about 15 ms); numpy.random
 # (about 6 ms), whose seeding ingest/resample.py does itself, bit for bit; pathlib's ntpath and
 # urllib.parse's ipaddress, for Windows paths and bracketed URL hosts (cli.py defers them);
-# the results model's TypedDicts (cmpc.analysis.types), which only annotations name
+# the results model's TypedDicts (cmpc.analysis.types), which only annotations name; the
+# published claims' scopes and rates (cmpc.compute.claims), for a spec that states claims
 NOT_NEEDED = (
     "ntpath",
     "ipaddress",
@@ -32,6 +33,7 @@ NOT_NEEDED = (
     "cmpc.report.raster",
     "traceback",
     "cmpc.analysis.types",
+    "cmpc.compute.claims",
 )
 
 
