@@ -26,7 +26,7 @@ DIGESTS = {
 }
 MODULES = {
     'environment.py': '5df8292948db4a7ee128eb05fdfa6806e48cd13e2629f2e41b04c02f2787ec75',
-    'text.py': '306b99946f96e7eeecdd37960612cd283ec234d86f9712c70991fc3cf7aa8c2e',
+    'text.py': '70934d086a16be6100e5284f0b3c5a2bed28b0aa38fc9bad15f88a5f25228b04',
     'template_filters.py': 'cebc7b17034cfce660af351439df0d274db334b01531530572e933374a7ae5f8',
 }
 

@@ -102,6 +102,9 @@ class _Escaped:
 # Escaping
 
 SPECIAL = re.compile(r"([\\`*_{}\[\]<>|&~!$])")
+# SPECIAL.sub(r"\\\1", text) as one C pass: each special character, a backslash before it (the
+# template's substitution runs in Python per call: 3 µs of every escape, 480 in a report)
+_BACKSLASHED = str.maketrans({c: "\\" + c for c in "\\`*_{}[]<>|&~!$"})
 _LINE_START = re.compile(r"^(\s*)([#+\-]|\d+(?=[.)](?:\s|$)))(?=\s|$|[.)])")
 # compiled by the module's body, as every report pattern is: cmpc/_recache.py keeps the program
 # of those alone (a pattern compiled in a function is parsed afresh by each process)
@@ -121,7 +124,7 @@ def escape(value: object) -> Md:
     if isinstance(value, Md):
         return value
     text = visible(" ".join(str(value).split()))
-    text = SPECIAL.sub(r"\\\1", text)
+    text = text.translate(_BACKSLASHED)
     match = _LINE_START.match(text)
     if match:
         lead, mark = match.group(1), match.group(2)
