@@ -35,6 +35,8 @@ NOT_NEEDED = (
     "cmpc.analysis.types",
     "cmpc.compute.claims",
 )
+# the `fleet` block's reads and report section (the sweep has one)
+FLEET = ("cmpc.analysis.fleet", "cmpc.compute.fleet", "cmpc.report.sections.fleet")
 
 
 def _imported(spec: Path, *args: str) -> set[str]:
@@ -48,6 +50,8 @@ def test_a_cold_build_of_a_sweep_leaves_unused_modules_unimported(sweep_copy, tm
     modules = _imported(spec, "-o", str(tmp_path / "out"), "--no-cache")
     assert "numpy" in modules and "cmpc.report.svg" in modules  # it did read runs and draw
     assert sorted(m for m in NOT_NEEDED if m in modules) == []
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert set(FLEET) <= modules and results["fleet"]["systems"]  # it has a `fleet` block
 
 
 def test_the_options_that_need_them_still_load_them(sweep_copy, tmp_path):
@@ -70,6 +74,7 @@ def test_a_cold_build_reading_a_lower_bound_with_intervals_imports_neither_ma_no
     assert "cmpc.ingest.resample" in modules and "cmpc.compute.intervals" in modules
     assert "lower bound" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert sorted(m for m in ("numpy.ma", "numpy.random") if m in modules) == []
+    assert sorted(m for m in FLEET if m in modules) == []  # it has no `fleet` block
 
 
 GC_PROBE = """
