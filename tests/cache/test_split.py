@@ -40,12 +40,29 @@ def forking(monkeypatch):
     return started
 
 
+def _children() -> set[int]:
+    """This process's children, unreaped ones included (Linux's /proc)."""
+    found: set[int] = set()
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/children") as listed:
+            found.update(int(pid) for pid in listed.read().split())
+    return found
+
+
+_EARLIER: set[int] = set()
+
+
+@pytest.fixture(autouse=True)
+def _earlier_children():
+    """The children alive before each test: an earlier test's (tests/api/test_cluster.py leaves
+    multiprocessing's resource tracker running), which no fork of this module made."""
+    _EARLIER.clear()
+    _EARLIER.update(_children())
+
+
 def no_children_left() -> bool:
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
+    """No child of this process but those alive before the test: every fork was reaped."""
+    return _children() <= _EARLIER
 
 
 def test_a_child_returns_what_its_work_returned_even_past_a_pipes_buffer():
@@ -83,6 +100,9 @@ def test_a_stopped_child_is_killed_and_reaped():
 
 
 def test_no_fork_beside_another_thread_off_linux_or_without_a_free_core(monkeypatch):
+    earlier = threading.active_count() - 1  # threads an earlier test left (test_cluster's dask)
+    counted = threading.active_count
+    monkeypatch.setattr(split.threading, "active_count", lambda: counted() - earlier)
     monkeypatch.setattr(split.sys, "platform", "linux")
     monkeypatch.setattr(split.os, "sched_getaffinity", lambda _: {0, 1}, raising=False)
     monkeypatch.setattr(split.os, "getloadavg", lambda: (0.9, 0.9, 0.9))
