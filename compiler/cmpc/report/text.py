@@ -124,7 +124,8 @@ def escape(value: object) -> Md:
     if isinstance(value, Md):
         return value
     text = visible(" ".join(str(value).split()))
-    text = text.translate(_BACKSLASHED)
+    if SPECIAL.search(text):  # rare in report text: a search is a seventh of a translation
+        text = text.translate(_BACKSLASHED)
     match = _LINE_START.match(text)
     if match:
         lead, mark = match.group(1), match.group(2)
