@@ -79,9 +79,12 @@ def test_a_profiler_still_gets_its_data(tmp_path):
 
 
 def test_the_console_script_runs_openblas_on_one_thread_unless_the_user_chose():
-    # the exit handler runs inside run(), after main(): it shows the variable run() left
-    show = "atexit.register(lambda: print('blas', os.environ.get('OPENBLAS_NUM_THREADS')))"
-    code = PROBE.format(before="import os\n" + show)
+    # main() shows the variable as it finds it: set before it runs, so before numpy's import
+    show = (
+        "import os\nreal = cli.main\n"
+        "cli.main = lambda *a: print('blas', os.environ.get('OPENBLAS_NUM_THREADS')) or real(*a)"
+    )
+    code = PROBE.format(before=show)
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     for given, want in ((None, "blas 1"), ("4", "blas 4")):
         done = subprocess.run(
@@ -91,4 +94,5 @@ def test_the_console_script_runs_openblas_on_one_thread_unless_the_user_chose():
             cwd=REPO,
             env=env if given is None else {**env, "OPENBLAS_NUM_THREADS": given},
         )
-        assert want in done.stdout, done.stderr
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith(want), done.stdout

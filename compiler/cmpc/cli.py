@@ -670,12 +670,10 @@ def _main(words: list[str]) -> int:
 
 
 def _one_blas_thread() -> None:
-    """OpenBLAS on one thread in cmpc's own process, unless the user set its thread count.
-
-    numpy's OpenBLAS starts a thread per core at import, which spins for about 70 ms of CPU on
-    the core a cold build's forked child reduces on (ingest/split.py); cmpc makes no BLAS call
-    worth a thread.
-    """
+    """OpenBLAS on one thread in cmpc's own process, unless the user set its thread count."""
+    # numpy's OpenBLAS starts a thread per core at import that spins for about 70 ms of CPU,
+    # on the core a cold build's forked child reduces on (ingest/split.py), whose fork that
+    # thread would also prevent; cmpc makes no BLAS call worth a thread
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 

@@ -361,40 +361,45 @@ def reduce_all(
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
         for name in ("numpy", *READERS):  # before the fork: not once in every worker
             lazy.load(name)
+        traces.load_readers(t.format for t in todo)
         pool = futures.ProcessPoolExecutor(max_workers=workers, mp_context=context)
         try:
             _collect(pool, todo, cache, done, progress, total, slots=workers)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
     left = [task for task in todo if task not in done]
-    # a default reduction below the pool's size: about half of it in a forked child, if any
-    theirs = _child_share(left) if asked is None and executor is None else []
+    # a default reduction too small for a pool (not one a failed pool left): about half of it
+    # in a forked child, when one can be had
+    theirs = _child_share(left) if asked is None and executor is None and workers <= 1 else []
     child = None
     if theirs:
         for name in ("numpy", *READERS, "cmpc.ingest.cachewrite", "cmpc.ingest.readahead"):
             lazy.load(name)  # before the fork: not once in each process
+        traces.load_readers(t.format for t in left)
         child = split.start(partial(_reduce_here, theirs, cache))
     if child is not None:
-        left = [task for task in left if task not in set(theirs)]
-    before = len(done)
-
-    def reduced(n: int) -> None:
-        if progress:
-            progress(before + n, total)
-
+        given = set(theirs)
+        left = [task for task in left if task not in given]
     try:
-        done.update(_reduce_here(left, cache, lost, reduced))
-    except BaseException:
+        done.update(_reduce_here(left, cache, lost, _counted(progress, len(done), total)))
         if child is not None:
-            child.stop()
-        raise
-    if child is not None:
-        found = child.result()
-        # the child failed or died (e.g. out of memory): its share is reduced here
-        done.update(_reduce_here(theirs, cache) if found is None else found)
-        if progress:
-            progress(len(done), total)
+            found = child.result()
+            if found is None:  # the child failed or died (e.g. out of memory): reduced here
+                found = _reduce_here(theirs, cache, None, _counted(progress, len(done), total))
+            done.update(found)
+    finally:
+        if child is not None:
+            child.stop()  # when this process was interrupted or failed; else already reaped
+    if progress and child is not None:
+        progress(len(done), total)
     return [done[t] for t in tasks]
+
+
+def _counted(progress: Progress | None, before: int, total: int) -> Callable[[int], None] | None:
+    """`progress` told of each file reduced after the `before` already done."""
+    if progress is None:
+        return None
+    return lambda n: progress(before + n, total)
 
 
 def _reduce_here(
@@ -422,17 +427,16 @@ def _reduce_here(
 
 
 def _child_share(left: Sequence[Task]) -> list[Task]:
-    """The files a forked child reduces beside this process (ingest/split.py): half of them by
-    size, when there are SPLIT_MIN_FILES local files of SPLIT_MIN_BYTES or more in all and a
-    fork is possible; else none."""
+    """The files a forked child reduces beside this process: about half the bytes, if any."""
     if len(left) < SPLIT_MIN_FILES or any(remote.is_url(t.path) for t in left):
         return []
     sizes = {t: _size(t.path) for t in left}
     if sum(sizes.values()) < SPLIT_MIN_BYTES or not split.possible():
         return []
-    mine = held = 0  # bytes of this process's share, and of the child's
+    mine = held = 0
     theirs = []
-    for task in sorted(left, key=lambda t: -sizes[t]):  # largest first, each to the lighter share
+    # largest first, each to the lighter share: the two finish within one file of each other
+    for task in sorted(left, key=lambda t: -sizes[t]):
         if mine <= held:
             mine += sizes[task]
         else:

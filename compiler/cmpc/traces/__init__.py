@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import os
+from collections.abc import Iterable
 
 from cmpc.diagnostics import Diagnostic, code_help, error, has_errors, warning
 from cmpc.language import vocabulary
@@ -34,6 +35,12 @@ _MODULES = {
 
 def _reader(fmt: str):
     return importlib.import_module(f"cmpc.traces.{_MODULES[fmt]}")
+
+
+def load_readers(formats: Iterable[str | None]) -> None:
+    """Import the readers of `formats` and MLPerf's (every file's companions ask it)."""
+    for fmt in {"mlperf", *(f for f in formats if f in _MODULES)}:
+        _reader(fmt)
 
 
 def skips_gaps(fmt: str) -> bool:
