@@ -15,7 +15,9 @@ REPO = Path(__file__).resolve().parents[1]
 # what only a pool, a cluster, `--export`, `--require`, `--format html` or `--png` needs;
 # numpy.ma, which np.percentile imports to deduplicate its ranks (about 15 ms); numpy.random
 # (about 6 ms), whose seeding ingest/resample.py does itself, bit for bit; pathlib's ntpath and
-# urllib.parse's ipaddress, for Windows paths and bracketed URL hosts (cli.py defers them)
+# urllib.parse's ipaddress, for Windows paths and bracketed URL hosts (cli.py defers them);
+# the results model's TypedDicts (cmpc.analysis.types), which only annotations name; the
+# published claims' scopes and rates (cmpc.compute.claims), for a spec that states claims
 NOT_NEEDED = (
     "ntpath",
     "ipaddress",
@@ -30,7 +32,11 @@ NOT_NEEDED = (
     "cmpc.report.html",
     "cmpc.report.raster",
     "traceback",
+    "cmpc.analysis.types",
+    "cmpc.compute.claims",
 )
+# the `fleet` block's reads and report section (the sweep has one)
+FLEET = ("cmpc.analysis.fleet", "cmpc.compute.fleet", "cmpc.report.sections.fleet")
 
 
 def _imported(spec: Path, *args: str) -> set[str]:
@@ -44,6 +50,8 @@ def test_a_cold_build_of_a_sweep_leaves_unused_modules_unimported(sweep_copy, tm
     modules = _imported(spec, "-o", str(tmp_path / "out"), "--no-cache")
     assert "numpy" in modules and "cmpc.report.svg" in modules  # it did read runs and draw
     assert sorted(m for m in NOT_NEEDED if m in modules) == []
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert set(FLEET) <= modules and results["fleet"]["systems"]  # it has a `fleet` block
 
 
 def test_the_options_that_need_them_still_load_them(sweep_copy, tmp_path):
@@ -66,6 +74,7 @@ def test_a_cold_build_reading_a_lower_bound_with_intervals_imports_neither_ma_no
     assert "cmpc.ingest.resample" in modules and "cmpc.compute.intervals" in modules
     assert "lower bound" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert sorted(m for m in ("numpy.ma", "numpy.random") if m in modules) == []
+    assert sorted(m for m in FLEET if m in modules) == []  # it has no `fleet` block
 
 
 GC_PROBE = """

@@ -308,3 +308,53 @@ def test_the_api_and_an_import_of_the_command_line_leave_re_alone():
     probe = "import re, cmpc, cmpc.api, cmpc.cli; print(re._compiler.compile.__module__)"
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "re._compiler"
+
+
+# a build that records each pattern compiled afresh, outside a module body, by cmpc's rendering
+RENDER_COMPILES = """
+import os, sys, cmpc._recache as r
+r._FILE = os.environ["KEPT"]
+r._FOLDER = os.path.dirname(r._FILE)
+fresh = []
+original = r._original
+
+def recorded(p, flags=0):
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(("re", "cmpc._re")):
+        frame = frame.f_back  # re's own frames and the keeper's
+    name = frame.f_globals.get("__name__", "") if frame is not None else ""
+    if name.startswith(("cmpc.report", "cmpc.safe_text")):
+        fresh.append(f"{name}: {p!r}")
+    return original(p, flags)
+
+r._original = recorded
+from cmpc.cli import main
+code = main(sys.argv[1:])
+sys.stderr.write("\\nfresh " + repr(fresh) + "\\n")
+sys.exit(code)
+"""
+
+
+def test_a_build_s_rendering_compiles_no_pattern_afresh_once_the_kept_file_is_written(
+    sweep_copy, tmp_path
+):
+    """The report's patterns are compiled by module bodies, whose programs the file keeps: a
+    pattern compiled in a rendering function was parsed anew by every build (2 ms a build)."""
+    kept = tmp_path / "kept" / "regex-code.marshal"
+    env = dict(WRITING, KEPT=str(kept))
+    out = str(tmp_path / "out")
+    argv = [
+        sys.executable,
+        "-c",
+        RENDER_COMPILES,
+        "build",
+        str(sweep_copy),
+        "-o",
+        out,
+        "--no-cache",
+    ]
+    for _ in range(2):  # the first start writes the kept file; the second reads it
+        run = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+        assert run.returncode == 0, run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    assert last == "fresh []"

@@ -22,12 +22,15 @@ _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
 
 
+HIDDEN_TEXT = f"[\x00-\x1f{_BEYOND_C0}]"  # `hidden_pattern`'s text
+
+
 # The patterns are compiled at their first use (together a thirtieth of `cmpc check`), and
 # ASCII text is tested first at C speed: a clean spec compiles none of them.
 @functools.cache
 def hidden_pattern() -> re.Pattern[str]:
     """Every character a reader would not see as written (`HIDDEN`)."""
-    return re.compile(f"[\x00-\x1f{_BEYOND_C0}]")
+    return re.compile(HIDDEN_TEXT)
 
 
 @functools.cache
@@ -83,11 +86,11 @@ def github_property(text: str) -> str:
 
 # OWASP's CSV injection rule: a cell starting with one of these is read as a formula.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-_NUMBER = r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?%?|[+-]?inf|nan"
+NUMBER_TEXT = r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?%?|[+-]?inf|nan"
 
 
 def csv_cell(text: str) -> str:
     """A CSV text cell that no spreadsheet runs as a formula: a leading `'` unless a number."""
-    if text.startswith(_FORMULA_START) and not re.fullmatch(_NUMBER, text):
+    if text.startswith(_FORMULA_START) and not re.fullmatch(NUMBER_TEXT, text):
         return "'" + text
     return text

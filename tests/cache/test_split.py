@@ -57,38 +57,29 @@ def forking(monkeypatch) -> Forked:
     return started
 
 
-def _children() -> set[int] | None:
-    """This process's child processes (zombies too), from /proc; None where it does not say."""
-    try:
-        return {
-            int(pid)
-            for task in Path("/proc/self/task").iterdir()
-            for pid in (task / "children").read_text().split()
-        }
-    except OSError:
-        return None
+def _children() -> set[int]:
+    """This process's children, unreaped ones included (Linux's /proc)."""
+    found: set[int] = set()
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/children") as listed:
+            found.update(int(pid) for pid in listed.read().split())
+    return found
 
 
-_BEFORE: set[int] = set()  # children from before the test (a Dask cluster's, tests/api)
+_EARLIER: set[int] = set()
 
 
 @pytest.fixture(autouse=True)
-def _children_before():
-    _BEFORE.clear()
-    _BEFORE.update(_children() or ())
+def _earlier_children():
+    """The children alive before each test: an earlier test's (tests/api/test_cluster.py leaves
+    multiprocessing's resource tracker running), which no fork of this module made."""
+    _EARLIER.clear()
+    _EARLIER.update(_children())
 
 
 def no_children_left() -> bool:
-    """No child left but those the process had before the test: in the full suite an earlier
-    test's cluster leaves a child of its own, which waitpid(-1) would count."""
-    now = _children()
-    if now is not None:
-        return now <= _BEFORE
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
+    """No child of this process but those alive before the test: every fork was reaped."""
+    return _children() <= _EARLIER
 
 
 def test_a_child_returns_what_its_work_returned_even_past_a_pipes_buffer():

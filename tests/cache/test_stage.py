@@ -457,3 +457,60 @@ def test_the_key_changes_with_every_field_but_the_price_like_ones(name):
         seen[price] += 1
         assert moved is not price, path
     assert seen[True] and seen[False]
+
+
+def test_a_sensitivity_row_under_the_spec_s_own_price_free_conditions_reads_no_replicates(
+    sweep, monkeypatch
+):
+    """The spec's own statistic, read and tokens (and each utilization) are the headline's
+    price-free conditions: those rows recall the replicate reads the headline computed."""
+    from cmpc.analysis import intervals
+    from cmpc.compile import compile_spec
+    from cmpc.files import read_source
+
+    source, _ = read_source(str(sweep))
+    assert source is not None
+    own = compile_spec(source, []).comparison
+    assert own is not None
+    read: list[tuple[object, ...]] = []
+    boot = intervals._boot
+
+    def counted(comparison, data, systems, name):
+        latency = comparison.latency
+        read.append((latency.statistic, latency.read, comparison.tokens.count, name))
+        return boot(comparison, data, systems, name)
+
+    monkeypatch.setattr(intervals, "_boot", counted)
+    _steps(sweep)
+    mine = (own.latency.statistic, own.latency.read, own.tokens.count)
+    assert read  # the other statistics', reads' and counts' rows read theirs
+    assert [r for r in read if r[:3] == mine] == []
+    assert len(read) == len(set(read))  # and each once
+
+
+def test_a_variant_that_changes_only_the_cost_is_keyed_without_a_digest_of_its_own(monkeypatch):
+    """A sensitivity row of utilization or price shares every field but `cost` with the spec:
+    its key is the spec's (price_free drops the cost), found without turning it into JSON."""
+    import dataclasses
+
+    from cmpc.analysis import sensitivity
+    from cmpc.compile import compile_spec
+    from cmpc.files import read_source
+
+    source, _ = read_source(str(REPO / "specs" / "synthetic-sweep.cmp"))
+    assert source is not None
+    spec = compile_spec(source, []).comparison
+    assert spec is not None
+    utilization = sensitivity._alternative(spec, "utilization", 0.4)
+    cost_only = dataclasses.replace(spec, cost=dataclasses.replace(spec.cost, per_million="output"))
+    statistic = sensitivity._alternative(spec, "statistic", "p99")
+    digested = []
+    digest = stage.price_free_digest
+    monkeypatch.setattr(stage, "price_free_digest", lambda c: digested.append(c) or digest(c))
+    memo = stage.Memo()
+    keys = [memo.key("s", c, None) for c in (spec, utilization, cost_only, statistic)]
+    assert digested == [spec, statistic]
+    assert keys[0] == keys[1] == keys[2] != keys[3]
+    assert keys == [
+        stage.Memo().key("s", c, None) for c in (spec, utilization, cost_only, statistic)
+    ]

@@ -125,3 +125,20 @@ def test_csv_values_are_full_precision_and_platform_independent():
 def test_a_column_has_one_number_of_decimals(column, shown):
     digits = column_digits(column)
     assert [fixed(digits)(v) for v in column] == shown
+
+
+def test_escape_backslashes_exactly_the_characters_the_special_pattern_matches():
+    """escape's one-pass translation puts a backslash before each character SPECIAL matches, as
+    SPECIAL.sub(r"\\\\\\1", ...) did: seeded strings of every printable ASCII character and more."""
+    import random
+
+    from cmpc.report import text
+
+    pool = [chr(c) for c in range(32, 127)] + ["µ", "\u202e", "\n", "\t", "  ", "1.", "# "]
+    rng = random.Random(19)
+    for _ in range(20000):
+        s = "".join(rng.choices(pool, k=rng.randint(0, 14)))
+        assert s.translate(text._BACKSLASHED) == text.SPECIAL.sub(r"\\\1", s), s
+    assert escape("a*b_c [d] `e` <f> |g| & ~h! $i {j} \\k") == (
+        "a\\*b\\_c \\[d\\] \\`e\\` \\<f\\> \\|g\\| \\& \\~h\\! \\$i \\{j\\} \\\\k"
+    )

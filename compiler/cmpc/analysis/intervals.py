@@ -11,7 +11,7 @@ import numpy as np
 from cmpc import lazy
 from cmpc.analysis import types as T
 from cmpc.analysis.reads import measured_runs
-from cmpc.analysis.stage import recall, same
+from cmpc.analysis.stage import recall, record, same
 from cmpc.analysis.uncertainty import (
     Reads,
     as_list,
@@ -79,9 +79,13 @@ def with_intervals(
         return None
     found = _headline(comparison, head, systems, boots)
     ratio, ratio_ci = _capacity_ratio(comparison, systems, capacity, head)
-    return T.Headline(
-        **head, **found, capacity_at_slo_ratio=ratio, capacity_at_slo_ratio_ci=ratio_ci
-    )
+    headline: T.Headline = {
+        **head,
+        **found,
+        "capacity_at_slo_ratio": ratio,
+        "capacity_at_slo_ratio_ci": ratio_ci,
+    }
+    return headline
 
 
 def _system_intervals(
@@ -95,10 +99,11 @@ def _system_intervals(
     point = result["at_target"]["throughput_per_gpu"]
     values = read_replicates(comparison, reps, point) if reps is not None else None
     uncertainty = system_uncertainty(comparison, result, reps, values)
-    return {
-        "uncertainty": uncertainty,
-        "boot": None if values is None else pack(values.boot.tolist()),
-    }
+    boot = None if values is None else pack(values.boot.tolist())
+    # `_boot`'s value for this system: a sensitivity row under the spec's own price-free
+    # conditions (its statistic, a utilization) recalls it instead of reading the replicates again
+    record("system-reads", comparison, system.name, boot)
+    return {"uncertainty": uncertainty, "boot": boot}
 
 
 def _headline(
@@ -147,7 +152,8 @@ def _price_free_headline(
     """The headline's intervals without its cost, the per-GPU replicate ratios the cost
     interval divides, and whether those two give the full result exactly (`exact`)."""
     reads = _reads(systems, boots)
-    found = headline_uncertainty(comparison, T.Ratios(**{**head, "cost_ratio": None}), reads)
+    free: T.Ratios = {**head, "cost_ratio": None}
+    found = headline_uncertainty(comparison, free, reads)
     u = comparison.uncertainty
     a, b = reads.get(head["system"]), reads.get(head["baseline"])
     if not u.enabled:

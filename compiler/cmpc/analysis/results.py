@@ -12,7 +12,6 @@ from cmpc.analysis.claims import claim_combinations, claim_result
 from cmpc.analysis.conditions import conditions
 from cmpc.analysis.disclosure import disclosure
 from cmpc.analysis.figures import figures
-from cmpc.analysis.fleet import fleet
 from cmpc.analysis.intervals import settings, with_intervals
 from cmpc.analysis.sensitivity import sensitivity
 from cmpc.analysis.stage import diagnostics_json, diagnostics_of, recall, same
@@ -21,10 +20,11 @@ from cmpc.ingest.points import SystemData
 from cmpc.ir import model as ir
 
 if TYPE_CHECKING:
-    from cmpc.analysis import run_disagreements, run_facts
+    from cmpc.analysis import fleet, run_disagreements, run_facts
 else:  # a rebuild from the stage recalls both steps: it imports neither (their patterns: 4 ms)
     run_disagreements = lazy.module("cmpc.analysis.run_disagreements")
     run_facts = lazy.module("cmpc.analysis.run_facts")
+    fleet = lazy.module("cmpc.analysis.fleet")  # only a spec with a `fleet` block reads it
 
 
 def analyze(
@@ -35,7 +35,9 @@ def analyze(
     headline = with_intervals(comparison, data, at_spec.systems, at_spec.headline)
     cap = capacity(comparison)
     diagnostics += capacity_warnings(comparison, cap)
-    fleet_reads, fleet_warnings = fleet(comparison, data, at_spec.systems)
+    fleet_reads, fleet_warnings = (
+        (None, []) if comparison.fleet is None else fleet.fleet(comparison, data, at_spec.systems)
+    )
     results: T.Analysis = {
         "title": comparison.title,
         "question": comparison.question,

@@ -13,6 +13,7 @@ cost caps) reads the runs as before, so the stage changes how fast, never what, 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -70,12 +71,21 @@ class Memo:
     def key(self, step: str, comparison: ir.Comparison, extra: object) -> str:
         found = self._digests.get(id(comparison))
         if found is None or found[0] is not comparison:
-            found = (comparison, price_free_digest(comparison))
+            found = (comparison, self._cost_variant(comparison) or price_free_digest(comparison))
             self._digests[id(comparison)] = found
         digest = sha256(f"{step}\0{found[1]}\0".encode() + canonical(extra))
         return digest.hexdigest()
 
+    def _cost_variant(self, comparison: ir.Comparison) -> str | None:
+        """The digest of a comparison keyed already whose every field but `cost` is the same
+        object (a sensitivity row of price or utilization): `price_free` drops the cost."""
+        for known, digest in self._digests.values():
+            if all(getattr(known, name) is getattr(comparison, name) for name in _NOT_COST):
+                return digest
+        return None
 
+
+_NOT_COST = tuple(f.name for f in dataclasses.fields(ir.Comparison) if f.name != "cost")
 _ACTIVE: list[Memo] = []
 
 
@@ -138,6 +148,18 @@ def recall(
     except (Unstageable, TypeError, ValueError):
         pass
     return value
+
+
+def record(step: str, comparison: ir.Comparison, extra: object, encoded: Any) -> None:
+    """Record a step's value (`encode`d) that another step computed on its way, as `recall`
+    would once the step was computed; a step recorded already is left as it is."""
+    if not _ACTIVE or not _ACTIVE[-1].stored:
+        return
+    memo = _ACTIVE[-1]
+    key = memo.key(step, comparison, extra)
+    if key not in memo.steps:
+        memo.steps[key] = json.dumps(encoded, allow_nan=True)
+        memo.changed = True
 
 
 def recall_exact(

@@ -31,6 +31,8 @@ else:  # only `--format html`, `--png` and a failing template need them
     jinja2 = lazy.module("jinja2")
 
 REPORT_TEMPLATE = "report.md.j2"
+# a footnote definition line (the body compiles it: cmpc/_recache.py keeps its program)
+_DEFINITION = re.compile(r"^\[\^([A-Za-z0-9_-]+)\]: ")
 
 
 def render_outputs(
@@ -252,11 +254,10 @@ def _finish(text: str) -> str:
 
 def _drop_unreferenced_footnotes(text: str) -> str:
     """Footnote definitions nothing in the report points at (e.g. a claims-only spec's)."""
-    definition = re.compile(r"^\[\^([A-Za-z0-9_-]+)\]: ")
     lines = text.split("\n")
-    body = "\n".join(line for line in lines if not definition.match(line))
+    body = "\n".join(line for line in lines if not _DEFINITION.match(line))
     return "\n".join(
-        line for line in lines if not (m := definition.match(line)) or f"[^{m.group(1)}]" in body
+        line for line in lines if not (m := _DEFINITION.match(line)) or f"[^{m.group(1)}]" in body
     )
 
 

@@ -26,7 +26,7 @@ DIGESTS = {
 }
 MODULES = {
     'environment.py': '5df8292948db4a7ee128eb05fdfa6806e48cd13e2629f2e41b04c02f2787ec75',
-    'text.py': '5486e11035dba363fb41a41bed3b08fc7fcd92c8cb256fcb0039e5612161e01c',
+    'text.py': '8463f8ef1fcd402f3d697fc3f7ceed6366acc8dbb085d58a657a8dcf69d51e7e',
     'template_filters.py': 'cebc7b17034cfce660af351439df0d274db334b01531530572e933374a7ae5f8',
 }
 

@@ -8,6 +8,9 @@ specs gain fields faster than the report does.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from cmpc import lazy
 from cmpc.jsontypes import JsonObject
 from cmpc.report.context import Context, Registry
 from cmpc.report.sections import (
@@ -15,7 +18,6 @@ from cmpc.report.sections import (
     claims,
     cost,
     disclosure,
-    fleet,
     footnotes,
     headline,
     provenance,
@@ -26,6 +28,11 @@ from cmpc.report.sections import (
 )
 from cmpc.report.text import escape
 from cmpc.report.words import PER
+
+if TYPE_CHECKING:
+    from cmpc.report.sections import fleet
+else:  # only a spec with a `fleet` block has its section
+    fleet = lazy.module("cmpc.report.sections.fleet")
 
 
 class View:
@@ -65,7 +72,7 @@ class View:
             "assumptions": assumptions.assumptions(ctx),
             "sensitivity": sensitivity.sensitivity(ctx),
             "intervals": uncertainty.intervals(ctx),
-            "fleet": fleet.fleet_view(ctx),
+            "fleet": fleet.fleet_view(ctx) if ctx.results.get("fleet") else None,
             "disclosure": disclosure.disclosure(ctx, views),
             "claims": claims.claims(ctx),
             "claim_combinations": claims.claim_combinations(ctx),

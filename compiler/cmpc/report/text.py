@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, SupportsIndex
 from urllib.parse import quote
 
-from cmpc.safe_text import visible
+from cmpc.safe_text import HIDDEN_TEXT, NUMBER_TEXT, visible
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs  # typing.TypeIs from Python 3.13
@@ -102,7 +102,20 @@ class _Escaped:
 # Escaping
 
 SPECIAL = re.compile(r"([\\`*_{}\[\]<>|&~!$])")
+# SPECIAL.sub(r"\\\1", text) as one C pass: each special character, a backslash before it (the
+# template's substitution runs in Python per call: 3 µs of every escape, 480 in a report)
+_BACKSLASHED = str.maketrans({c: "\\" + c for c in "\\`*_{}[]<>|&~!$"})
 _LINE_START = re.compile(r"^(\s*)([#+\-]|\d+(?=[.)](?:\s|$)))(?=\s|$|[.)])")
+# compiled by the module's body, as every report pattern is: cmpc/_recache.py keeps the program
+# of those alone (a pattern compiled in a function is parsed afresh by each process)
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+_BACKTICKS = re.compile(r"`+")
+_NOT_KEY = re.compile(r"[^a-z0-9]+")
+# safe_text compiles these two at their first use (`cmpc check` seldom needs them; their parse
+# is 1.2 ms), which every build's rendering reaches: compiled here, their programs are kept too,
+# and re's own cache hands safe_text the same Pattern objects
+_HIDDEN = re.compile(HIDDEN_TEXT)
+_NUMBER = re.compile(NUMBER_TEXT)
 
 
 def escape(value: object) -> Md:
@@ -111,7 +124,8 @@ def escape(value: object) -> Md:
     if isinstance(value, Md):
         return value
     text = visible(" ".join(str(value).split()))
-    text = SPECIAL.sub(r"\\\1", text)
+    if SPECIAL.search(text):  # rare in report text: a search is a seventh of a translation
+        text = text.translate(_BACKSLASHED)
     match = _LINE_START.match(text)
     if match:
         lead, mark = match.group(1), match.group(2)
@@ -127,7 +141,7 @@ def escape_prose(value: object) -> Md:
     """cmpc's own prose (analysis notes): `spans` stay code spans, everything else is escaped."""
     if isinstance(value, Md):
         return value
-    parts = re.split(r"`([^`]+)`", visible(" ".join(str(value).split())))
+    parts = _CODE_SPAN.split(visible(" ".join(str(value).split())))
     return Md("".join(code(p) if i % 2 else _spaced(p) for i, p in enumerate(parts)))
 
 
@@ -147,7 +161,7 @@ def code(value: object, in_table: bool = True) -> Md:
     text = visible(value)
     if in_table:
         text = text.replace("|", "\\|")
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
     fence = "`" * (longest + 1)
     edges = text[:1] + text[-1:]
     pad = " " if "`" in edges or edges == "  " else ""  # CommonMark strips one space a side
@@ -176,7 +190,7 @@ def capitalized(text: Md) -> Md:
 
 def footnote_key(name: object) -> str:
     """A footnote label made of lowercase letters, digits and hyphens only."""
-    key = re.sub(r"[^a-z0-9]+", "-", str(name).lower()).strip("-")
+    key = _NOT_KEY.sub("-", str(name).lower()).strip("-")
     return key or "x"
 
 

@@ -84,13 +84,13 @@ def statistic_name(stat: str | None) -> str:
 
 
 def _natural(text: str) -> list:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
+    return [int(t) if t.isdigit() else t for t in _DIGITS.split(text)]
 
 
 def load_text(conditions: Iterable[object]) -> Md:
     """Load conditions in natural order; `conc 1; conc 2; conc 4` becomes `conc 1, 2, 4`."""
     items = sorted((str(c) for c in conditions), key=_natural)
-    pairs = [m for c in items if (m := re.fullmatch(r"(\w+) ([\d.]+)", c))]
+    pairs = [m for c in items if (m := _KEY_NUMBER.fullmatch(c))]
     if items and len(pairs) == len(items) and len({p.group(1) for p in pairs}) == 1:
         return Md("{} ").format(pairs[0].group(1)) + Md(", ").join(p.group(2) for p in pairs)
     return Md("; ").join(items)
@@ -114,6 +114,10 @@ def token_phrase(count: Iterable[str] | None) -> str:
     }
     return " + ".join(words.get(k, k) for k in kinds) + " tokens"
 
+
+# compiled by the module's body: cmpc/_recache.py keeps their programs
+_DIGITS = re.compile(r"(\d+)")
+_KEY_NUMBER = re.compile(r"(\w+) ([\d.]+)")
 
 # Who states a system's PUE (results' `pue_from`), as the report names it.
 PUE_FROM = {"system": "its `power` line", "fleet": "the `fleet` block's", "tco": "its `tco`"}

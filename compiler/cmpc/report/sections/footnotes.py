@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from cmpc import lazy
 from cmpc.report.context import Context, get_in, is_number
 from cmpc.report.readwords import axis_unit, by_latency
-from cmpc.report.sections import fleet, uncertainty
+from cmpc.report.sections import uncertainty
 from cmpc.report.sections.headline import hit_rate_gap
 from cmpc.report.text import (
     DASH,
@@ -28,6 +31,11 @@ from cmpc.report.words import (
     token_phrase,
 )
 
+if TYPE_CHECKING:
+    from cmpc.report.sections import fleet
+else:  # only a spec with a `fleet` block has its footnote
+    fleet = lazy.module("cmpc.report.sections.fleet")
+
 
 def footnotes(ctx: Context) -> dict[str, Md]:
     notes = {
@@ -40,7 +48,7 @@ def footnotes(ctx: Context) -> dict[str, Md]:
     ci = uncertainty.footnote(ctx) if ctx.systems else None
     if ci is not None:
         notes["ci"] = ci
-    fleet_note = fleet.footnote(ctx)
+    fleet_note = fleet.footnote(ctx) if ctx.results.get("fleet") else None
     if fleet_note is not None:
         notes["fleet"] = fleet_note
     if ctx.results.get("overrides"):
