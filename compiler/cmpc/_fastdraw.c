@@ -445,18 +445,20 @@ static int take_metric(PyObject *item, ranked_metric *r, Py_ssize_t n, Py_ssize_
    counts are in the first-level cache: the same draws as draw_counts_pcg64 (row after row
    from the one stream), the same sums as weighted_sums, the same ranks as percentile_ranks
    and the same percentiles from them as resample.py `_from_ranks`, without the rows x n
-   counts between them. */
+   counts between them. Then, with `jackknife` J > 0, the grouped jackknife's J rows after
+   them (request i left out of row g when i mod J is g; nothing drawn), summed and ranked
+   alike, their draws counted from their counts as percentile_ranks counts them. */
 static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
 {
     unsigned long long state_hi, state_lo, inc_hi, inc_lo, word;
     int has_word;
-    Py_ssize_t n, rows;
+    Py_ssize_t n, rows, jackknife = 0;
     Py_buffer table, sums;
     PyObject *metrics, *result = NULL;
     (void)self;
-    if (!PyArg_ParseTuple(args, "(O&O&O&O&pO&)nnO&O&O", word64, &state_hi, word64, &state_lo,
+    if (!PyArg_ParseTuple(args, "(O&O&O&O&pO&)nnO&O&O|n", word64, &state_hi, word64, &state_lo,
                           word64, &inc_hi, word64, &inc_lo, &has_word, word32, &word, &n, &rows,
-                          float64_in, &table, float64_out, &sums, &metrics))
+                          float64_in, &table, float64_out, &sums, &metrics, &jackknife))
         return NULL;
     /* a tuple of its own: the caller's list could change (an item's __bool__) while it is read */
     PyObject *items = PySequence_Tuple(metrics);
@@ -470,12 +472,18 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
             PyErr_NoMemory();
         goto done;
     }
-    if (n < 1 || n > (Py_ssize_t)UINT32_MAX || rows < 0 || !fits8(rows, n) || !fits8(rows, k) ||
-        table.itemsize != 8 || table.len != k * n * 8 || sums.itemsize != 8 ||
-        sums.len != rows * k * 8 || !PyBuffer_IsContiguous(&table, 'C') ||
+    /* every row: the bootstrap's, then the jackknife's (0 <= J <= 1000: a few groups) */
+    Py_ssize_t all = rows >= 0 && jackknife >= 0 && jackknife <= 1000 &&
+                             rows <= PY_SSIZE_T_MAX - jackknife
+                         ? rows + jackknife
+                         : -1;
+    if (n < 1 || n > (Py_ssize_t)UINT32_MAX || rows < 0 || all < 0 || !fits8(all, n) ||
+        !fits8(all, k) || table.itemsize != 8 || table.len != k * n * 8 || sums.itemsize != 8 ||
+        sums.len != all * k * 8 || !PyBuffer_IsContiguous(&table, 'C') ||
         !PyBuffer_IsContiguous(&sums, 'C')) {
         PyErr_SetString(PyExc_ValueError, "bootstrap_pcg64: needs 1 <= n < 2**32, k x n float64 "
-                                          "table, rows x k float64 sums");
+                                          "table, k x (rows + jackknife) float64 sums, "
+                                          "0 <= jackknife <= 1000");
         goto done;
     }
     if (k == 0 && count == 0) { /* nothing to sum or rank: no draws, the state as it came */
@@ -483,7 +491,7 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
         goto done;
     }
     for (; taken < count; taken++) {
-        if (take_metric(PyTuple_GET_ITEM(items, taken), &ranked[taken], n, rows) < 0) {
+        if (take_metric(PyTuple_GET_ITEM(items, taken), &ranked[taken], n, all) < 0) {
             taken++; /* its buffers held so far are released below */
             goto done;
         }
@@ -503,15 +511,23 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
     const double *v = table.buf;
     double *sum = sums.buf;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        COUNT_DRAWS(counts, n * 8, n, 1, pcg64_next32, &g);
+    for (Py_ssize_t r = 0; r < all; r++) {
+        int64_t drawn = n; /* a bootstrap row draws n requests */
+        if (r < rows) {
+            COUNT_DRAWS(counts, n * 8, n, 1, pcg64_next32, &g);
+        } else { /* jackknife group r - rows left out (resample.py `_count_blocks`) */
+            Py_ssize_t group = r - rows;
+            drawn = 0;
+            for (Py_ssize_t j = 0; j < n; j++)
+                drawn += counts[j] = j % jackknife != group;
+        }
         for (Py_ssize_t col = 0; col < k; col++) /* as weighted_sums */
-            sum[r * k + col] = counts_dot(counts, v + col * n, n);
+            sum[col * all + r] = counts_dot(counts, v + col * n, n); /* column by column */
         for (Py_ssize_t i = 0; i < count; i++) { /* as percentile_ranks */
             ranked_metric *metric = &ranked[i];
             Py_ssize_t m = metric->order.len / 8, nq = metric->qs.len / 8;
             const int64_t *row = counts;
-            int64_t total = n; /* a bootstrap row draws n requests */
+            int64_t total = drawn;
             if (!metric->in_place) {
                 const int64_t *at = metric->order.buf;
                 total = 0;
@@ -769,7 +785,169 @@ done:
     Py_RETURN_NONE;
 }
 
+/* base64 (RFC 4648, padded, no newline), two output characters per table lookup of 12 bits:
+   binascii.b2a_base64's bytes, as an ASCII str (no bytes object decoded after) */
+static uint16_t b64_pairs[4096];
+
+static void b64_init(void)
+{
+    static const char alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (int i = 0; i < 4096; i++) {
+        unsigned char pair[2] = {(unsigned char)alphabet[i >> 6], (unsigned char)alphabet[i & 63]};
+        memcpy(&b64_pairs[i], pair, 2);
+    }
+}
+
+static PyObject *b64_ascii(PyObject *self, PyObject *arg)
+{
+    static const char alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    Py_buffer data;
+    (void)self;
+    /* any C-contiguous buffer, read as bytes (a strided array's buffer is refused) */
+    if (PyObject_GetBuffer(arg, &data, PyBUF_SIMPLE) < 0)
+        return NULL;
+    Py_ssize_t len = data.len;
+    if (len < 0 || len / 3 >= PY_SSIZE_T_MAX / 4 - 1) {
+        PyBuffer_Release(&data);
+        PyErr_SetString(PyExc_OverflowError, "b64_ascii: buffer too large");
+        return NULL;
+    }
+    Py_ssize_t whole = len / 3, tail = len - whole * 3;
+    PyObject *text = PyUnicode_New(4 * (whole + (tail > 0)), 127);
+    if (text == NULL) {
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    const unsigned char *in = data.buf;
+    Py_UCS1 *out = PyUnicode_1BYTE_DATA(text);
+    for (Py_ssize_t g = 0; g < whole; g++, in += 3, out += 4) {
+        uint32_t v = ((uint32_t)in[0] << 16) | ((uint32_t)in[1] << 8) | in[2];
+        memcpy(out, &b64_pairs[v >> 12], 2);
+        memcpy(out + 2, &b64_pairs[v & 0xFFF], 2);
+    }
+    if (tail) {
+        uint32_t v = ((uint32_t)in[0] << 16) | (tail == 2 ? (uint32_t)in[1] << 8 : 0);
+        out[0] = (Py_UCS1)alphabet[v >> 18];
+        out[1] = (Py_UCS1)alphabet[(v >> 12) & 63];
+        out[2] = tail == 2 ? (Py_UCS1)alphabet[(v >> 6) & 63] : '=';
+        out[3] = '=';
+    }
+    PyBuffer_Release(&data);
+    return text;
+}
+
+/* the ASCII bytes json writes between a string's quotes unchanged (printable ASCII but the
+   quote and the backslash: ensure_ascii's plain characters), or None when it would escape
+   any: cache.py `_verbatim_bytes`, one pass over the text */
+static PyObject *verbatim_ascii(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "verbatim_ascii: needs a str");
+        return NULL;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(arg) < 0) /* a legacy str's data made canonical (a no-op from 3.12) */
+        return NULL;
+#endif
+    if (!PyUnicode_IS_ASCII(arg))
+        Py_RETURN_NONE;
+    const Py_UCS1 *text = PyUnicode_1BYTE_DATA(arg);
+    Py_ssize_t len = PyUnicode_GET_LENGTH(arg);
+    unsigned bad = 0;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        Py_UCS1 c = text[i];
+        bad |= (c < 0x20) | (c > 0x7E) | (c == '"') | (c == '\\');
+    }
+    if (bad)
+        Py_RETURN_NONE;
+    return PyBytes_FromStringAndSize((const char *)text, len);
+}
+
+/* numpy's SeedSequence (bit_generator.pyx) from 32-bit entropy words: the pool's hashmix and
+   mix, then generate_state(4, uint64), all in uint32 arithmetic as numpy's own; resample.py
+   `_pool` and `_generate_state` are the reference */
+static PyObject *seed_state(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    PyObject *items = PySequence_Tuple(arg);
+    if (items == NULL)
+        return NULL;
+    Py_ssize_t count = PyTuple_GET_SIZE(items);
+    uint32_t *words = PyMem_Malloc(sizeof(uint32_t) * (size_t)(count > 4 ? count : 4));
+    if (words == NULL) {
+        Py_DECREF(items);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < 4; i++)
+        words[i] = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        unsigned long long v = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(items, i));
+        if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyMem_Free(words);
+            Py_DECREF(items);
+            return NULL;
+        }
+        if (v > UINT32_MAX) {
+            PyMem_Free(words);
+            Py_DECREF(items);
+            PyErr_SetString(PyExc_ValueError, "seed_state: each word is below 2**32");
+            return NULL;
+        }
+        words[i] = (uint32_t)v;
+    }
+    Py_DECREF(items);
+    uint32_t hash_const = 0x43B0D7E5u, mixer[4];
+#define HASHMIX(value, out)                                                                   \
+    do {                                                                                      \
+        uint32_t h_ = (value) ^ hash_const;                                                   \
+        hash_const *= 0x931E8875u;                                                            \
+        h_ *= hash_const;                                                                     \
+        (out) = h_ ^ (h_ >> 16);                                                              \
+    } while (0)
+#define MIX(x, y, out)                                                                        \
+    do {                                                                                      \
+        uint32_t m_ = 0xCA01F9DDu * (x) - 0x4973F715u * (y);                                  \
+        (out) = m_ ^ (m_ >> 16);                                                              \
+    } while (0)
+    for (int i = 0; i < 4; i++)
+        HASHMIX(words[i], mixer[i]);
+    for (int src = 0; src < 4; src++)
+        for (int dst = 0; dst < 4; dst++)
+            if (src != dst) {
+                uint32_t x = mixer[dst], h;
+                HASHMIX(mixer[src], h);
+                MIX(x, h, mixer[dst]);
+            }
+    for (Py_ssize_t src = 4; src < count; src++)
+        for (int dst = 0; dst < 4; dst++) {
+            uint32_t x = mixer[dst], h;
+            HASHMIX(words[src], h);
+            MIX(x, h, mixer[dst]);
+        }
+#undef HASHMIX
+#undef MIX
+    PyMem_Free(words);
+    uint32_t out32[8];
+    hash_const = 0x8B51F9DDu;
+    for (int i = 0; i < 8; i++) {
+        uint32_t value = mixer[i % 4] ^ hash_const;
+        hash_const *= 0x58F38DEDu;
+        value *= hash_const;
+        out32[i] = value ^ (value >> 16);
+    }
+    unsigned long long state[4];
+    for (int i = 0; i < 4; i++)
+        state[i] = (unsigned long long)out32[2 * i] | ((unsigned long long)out32[2 * i + 1] << 32);
+    return Py_BuildValue("(KKKK)", state[0], state[1], state[2], state[3]);
+}
+
 static PyMethodDef methods[] = {
+    {"b64_ascii", b64_ascii, METH_O,
+     "b64_ascii(buffer) -> str: the buffer's bytes in base64 (padded, no newline), as "
+     "base64.b64encode(data).decode('ascii') writes them."},
     {"draw_counts", draw_counts, METH_VARARGS,
      "draw_counts(capsule, n, rows, out) -> None: `rows` bootstrap resamples of n requests "
      "drawn from the bit generator's capsule, counted per request into `out` (rows * n "
@@ -787,18 +965,26 @@ static PyMethodDef methods[] = {
      "rows int64); `known`, when given, is every row's sum of counts."},
 #ifdef __SIZEOF_INT128__
     {"bootstrap_pcg64", bootstrap_pcg64, METH_VARARGS,
-     "bootstrap_pcg64(state, n, rows, table, sums, metrics) -> state: `rows` bootstrap rows "
+     "bootstrap_pcg64(state, n, rows, table, sums, metrics[, jackknife]) -> state: `rows` bootstrap rows "
      "drawn from a PCG64 state as draw_counts_pcg64 draws them, each row's counts times each "
-     "row of `table` into `sums` (rows x k) as weighted_sums, and for each metric (in_place, "
+     "row of `table` into `sums` (k x rows: one row a column) as weighted_sums, and for each "
+     "metric (in_place, "
      "order, qs, values, out) its `linear` percentiles into out's first `rows` columns "
-     "(len(qs) x stride), one row at a time; returns the state after (unchanged, nothing drawn, "
-     "when there is no column and no metric)."},
+     "(len(qs) x stride), one row at a time; with `jackknife` J, the grouped jackknife's J "
+     "rows after them (sums and out have room for rows + J); returns the state after "
+     "(unchanged, nothing drawn, when there is no column and no metric)."},
 #endif
     {"frontier_reads", frontier_reads, METH_VARARGS,
      "frontier_reads(x, y, rows, cols, target, at_knot, method, mirrored, out) -> None: each "
      "row's Pareto frontier of (x, y) read at `target` (method 0 steffen, 1 linear, 2 "
      "nearest; `mirrored`: along -1000 / x), NaN where unreachable, as "
      "compute/frontier_batch.py reads it in numpy."},
+    {"seed_state", seed_state, METH_O,
+     "seed_state(words) -> (w0, w1, w2, w3): SeedSequence(entropy).generate_state(4, uint64) "
+     "from the entropy's 32-bit words, least significant first."},
+    {"verbatim_ascii", verbatim_ascii, METH_O,
+     "verbatim_ascii(text) -> bytes | None: the text's ASCII bytes if json writes it "
+     "unescaped between its quotes (printable ASCII but '\"' and '\\'), else None."},
     {"weighted_sums", weighted_sums, METH_VARARGS,
      "weighted_sums(counts, rows, n, table, out) -> None: out[r, k] = counts[r] . table[k] "
      "(rows x n int64, k x n float64 whole numbers, rows x k float64)."},
@@ -807,4 +993,8 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "cmpc._fastdraw",
                                     "Bootstrap counts drawn and counted in C.", -1, methods};
 
-PyMODINIT_FUNC PyInit__fastdraw(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__fastdraw(void)
+{
+    b64_init();
+    return PyModule_Create(&module);
+}

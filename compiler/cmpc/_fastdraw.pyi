@@ -2,6 +2,7 @@
 
 from typing import Any
 
+def b64_ascii(data: Any, /) -> str: ...
 def draw_counts(capsule: Any, n: int, rows: int, out: Any, /) -> None: ...
 def draw_counts_pcg64(
     state: tuple[int, int, int, int, int, int], n: int, rows: int, out: Any, /
@@ -9,6 +10,8 @@ def draw_counts_pcg64(
 def percentile_ranks(
     counts: Any, rows: int, m: int, qs: Any, low: Any, high: Any, sizes: Any, known: int = -1, /
 ) -> None: ...
+def seed_state(words: Any, /) -> tuple[int, int, int, int]: ...
+def verbatim_ascii(text: str, /) -> bytes | None: ...
 def weighted_sums(counts: Any, rows: int, n: int, table: Any, out: Any, /) -> None: ...
 def bootstrap_pcg64(
     state: tuple[int, int, int, int, int, int],
@@ -17,6 +20,7 @@ def bootstrap_pcg64(
     table: Any,
     sums: Any,
     metrics: Any,
+    jackknife: int = 0,
     /,
 ) -> tuple[int, int, int, int, int, int]: ...
 def frontier_reads(

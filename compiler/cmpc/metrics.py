@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -523,11 +523,14 @@ def summarize(
     method: PercentileMethod = "linear",
     slos: Mapping[str, float] | None = None,
     overwrite_input: bool = False,
+    described: Collection[str] | None = None,
 ) -> RunMetrics:
     """Canonical metrics of one run (published values for aggregate-only formats).
 
     `overwrite_input` lets the pooled chunk gaps be partitioned in place, saving a copy of the
-    largest column; the run's per-request gap rows are then out of order.
+    largest column; the run's per-request gap rows are then out of order. `described`: the
+    only latency metrics whose statistics are computed (the others' are None, and the tool's
+    own columns get none), for a caller that reads no other; their samples are all kept.
     """
     keys = tuple(percentiles)
     if run.requests is None:
@@ -538,6 +541,8 @@ def summarize(
     samples = per_request(run)
     stats: dict[str, Stats | None] = dict.fromkeys(LATENCY_METRICS)
     for metric, x in samples.items():
+        if described is not None and metric not in described:
+            continue
         shared = req.gaps is not None and x is req.gaps
         stats[metric] = describe(x, keys, method, overwrite=overwrite_input or not shared)
     succeeded = int(np.sum(ok))
@@ -587,7 +592,7 @@ def summarize(
         e2el_reconstructed=req.e2el_reconstructed,
         tool_stats={
             name: describe(col[ok & ~np.isnan(col)], keys, method)
-            for name, col in req.extra.items()
+            for name, col in (req.extra.items() if described is None else ())
         },
         samples=samples,
     )

@@ -342,13 +342,27 @@ def test_cache_clear_takes_the_spec_itself(sweep, tmp_path):
     assert not (sweep.parent / ".cmpc-cache").exists()
 
 
-def test_an_entry_body_is_jsons_canonical_text_byte_for_byte(sweep):
+@pytest.mark.parametrize("checker", ["python", "c"])
+def test_an_entry_body_is_jsons_canonical_text_byte_for_byte(sweep, checker):
     """The packed replicates are copied into the body unescaped: the bytes are still exactly
-    json's, even when a stored string looks like the splice's marks or needs escaping."""
-    from cmpc.ingest.cache import _canonical, _encode, _encoded_body, _verbatim
+    json's, even when a stored string looks like the splice's marks or needs escaping; with
+    cachewrite's check in C (a cold build's writer) as with cache.py's own."""
+    from cmpc.ingest import cachewrite
+    from cmpc.ingest.cache import _canonical, _encode, _verbatim, _verbatim_bytes
+
+    verbatim = _verbatim_bytes if checker == "python" else cachewrite._verbatim
+    if checker == "c":
+        assert verbatim is not _verbatim_bytes  # the C module is built: its check is used
+        with pytest.raises(TypeError):
+            verbatim(b"bytes")  # type: ignore[arg-type]
+
+    def _encoded_body(r: Reduced) -> bytes:
+        return cache_module._encoded_body(r, verbatim)
 
     for c in range(0x3000):  # what is spliced is exactly what json writes unchanged
         assert _verbatim(chr(c) * 300) == (json.dumps(chr(c) * 300) == f'"{chr(c) * 300}"'), c
+        text = "ab" + chr(c) * 3 + "cd"
+        assert verbatim(text) == _verbatim_bytes(text), c
 
     paths = sorted((sweep.parent / "data").rglob("*.jsonl"))
     task = ingest.Task(str(paths[0]), "r", "cmpc", (), "tpot", ("median", "p90"), resamples=200)

@@ -147,8 +147,12 @@ def test_sizes_whose_byte_count_overflows_are_refused_not_written_past():
     assert run.stdout.split() == ["refused", "refused"]
 
 
-def test_a_stream_is_seeded_as_numpys_pcg64_from_a_seed_sequence_bit_for_bit():
-    # the spec's seed (any size, 0 included) and a 64-bit word from the file's hash
+@pytest.mark.parametrize("in_c", [True, False])
+def test_a_stream_is_seeded_as_numpys_pcg64_from_a_seed_sequence_bit_for_bit(in_c, monkeypatch):
+    # the spec's seed (any size, 0 included) and a 64-bit word from the file's hash; the pool
+    # mixed by _fastdraw.seed_state, or by the Python reference without it
+    if not in_c:
+        monkeypatch.setattr(resample, "_fastdraw", None)
     rng = np.random.default_rng(19)
     entropy = [[0, 0], [1, 0], [0, 1], [2**32 - 1, 2**64 - 1], [2**32, 5], [2**70 + 3, 2**63]]
     entropy += [[int(rng.integers(0, 2**62)) >> int(rng.integers(0, 62)), int(w)]
@@ -159,6 +163,15 @@ def test_a_stream_is_seeded_as_numpys_pcg64_from_a_seed_sequence_bit_for_bit():
         assert resample.Stream.seeded(words).as_state() == want, words
     with pytest.raises(ValueError):
         resample.Stream.seeded([-1, 0])  # as numpy refuses it
+
+
+def test_seed_state_refuses_words_that_are_not_32_bit():
+    assert _fastdraw.seed_state([]) == tuple(
+        resample._generate_state(resample._pool([]), 4)
+    )  # no word: the pool of zeros
+    for bad in ([2**32], [-1], [1.5], ["1"], 5, [2**64]):
+        with pytest.raises((ValueError, TypeError, OverflowError)):
+            _fastdraw.seed_state(bad)
 
 
 @pytest.mark.parametrize("fast", [True, False])
@@ -276,6 +289,55 @@ def test_replicates_take_the_fused_c_path_once(resamples, monkeypatch):
         return real(*args)
 
     monkeypatch.setattr(_fastdraw, "bootstrap_pcg64", spy)
+    blocks = []
+    monkeypatch.setattr(resample, "_count_blocks", lambda *a, **k: blocks.append(a) or iter(()))
     run = _run(500, 3)
     assert replicates(run, QUERIES, Settings(resamples, 9), "sha") is not None
     assert calls == [(500, resamples)]
+    assert blocks == []  # the jackknife's rows too: no counts made in numpy
+
+
+def test_the_fused_jackknife_rows_are_the_block_codes_counts_summed_and_ranked():
+    # the C call's rows after the bootstrap's: request i left out of row g when i % J == g
+    n, rows, jack = 23, 4, resample.JACKKNIFE
+    values = np.arange(n, dtype=float) * 1.5
+    table = np.ascontiguousarray(np.vstack([np.ones(n), values]))
+    sums = np.empty((2, rows + jack))  # a row per column
+    q = np.array([0.0, 0.5, 0.99])
+    out = np.empty((q.size, rows + jack))
+    stream = resample.Stream.seeded([3, 4])
+    words = (
+        stream.state >> 64,
+        stream.state & (2**64 - 1),
+        stream.inc >> 64,
+        stream.inc & (2**64 - 1),
+    )
+    order = np.arange(n, dtype=np.int64)
+    _fastdraw.bootstrap_pcg64(
+        (*words, 0, 0), n, rows, table, sums, [(True, order, q, values, out)], jack
+    )
+    counts = list(_count_blocks(resample.Stream.seeded([3, 4]), n, rows))[-1][1]
+    assert counts.shape == (jack, n)
+    assert sums[:, rows:].tobytes() == resample._weighted_sums(counts, table).T.tobytes()
+    ranked = resample._ranked_percentiles(counts, resample._Ranked.of(values), list(q))
+    assert out[:, rows:].tobytes() == ranked.tobytes()
+
+
+def test_bad_jackknife_counts_are_errors_not_crashes():
+    state = (0, 1, 0, 1, False, 0)
+    table, q = np.ones((1, 5)), np.array([0.5])
+    order, values = np.arange(5, dtype=np.int64), np.arange(5.0)
+    for jack, sums, out in (
+        (-1, np.zeros((3, 1)), np.zeros((1, 3))),
+        (1001, np.zeros((1004, 1)), np.zeros((1, 1004))),
+        (2, np.zeros((3, 1)), np.zeros((1, 5))),  # no room for the jackknife's sums
+        (2, np.zeros((5, 1)), np.zeros((1, 4))),  # nor for its percentiles
+    ):
+        with pytest.raises(ValueError):
+            _fastdraw.bootstrap_pcg64(
+                state, 5, 3, table, sums, [(True, order, q, values, out)], jack
+            )
+    # rows + jackknife past the largest size: refused, not wrapped round to a small count
+    for rows in (sys.maxsize, sys.maxsize - 9):
+        with pytest.raises(ValueError):
+            _fastdraw.bootstrap_pcg64(state, 5, rows, table[:0], np.zeros((0, 1)), [], 10)

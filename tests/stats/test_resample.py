@@ -226,3 +226,60 @@ def test_constant_rows_and_the_nan_mean_are_the_per_row_and_numpy_answers():
         if size > 3:
             values[1] = np.inf
         assert resample._nanmean(values) == float(np.nanmean(values))
+
+
+def _awkward_run() -> Run:
+    """Ties, signed zeros, infinities and missing values in every latency column."""
+    rng = np.random.default_rng(8)
+    n = 97
+    ttft = np.round(rng.lognormal(-2, 0.5, n), 2)
+    e2el = ttft + np.round(rng.lognormal(0, 0.5, n), 1)
+    ttft[[3, 40]] = [np.nan, 0.0]
+    ttft[41] = -0.0
+    e2el[[5, 6, 7]] = [np.inf, np.nan, np.inf]
+    out = np.where(rng.random(n) < 0.1, 1.0, rng.integers(2, 40, n).astype(float))
+    ok = rng.random(n) > 0.05
+    req = Requests(ok=ok, ttft=ttft, e2el=e2el, input_tokens=np.full(n, 9.0), output_tokens=out)
+    return Run("r", "cmpc", 2, {"conc": 8}, requests=req, duration_s=30.0)
+
+
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning")  # an infinite e2el's sums
+@pytest.mark.parametrize("leading", ["tpot", "e2el", "ttft"])
+def test_the_leading_metrics_ranks_and_the_sums_shortcut_are_the_general_codes(
+    leading, monkeypatch
+):
+    # the leading metric's order is taken from its stable sort, not sorted again; a summed
+    # column all finite is stacked as it is, not through nan_to_num: the same bytes
+    run = _awkward_run()
+    queries = [(leading, "p90"), ("tpot", "median"), ("e2el", "mean"), ("ttft", "p99")]
+    settings = Settings(60, 4)
+    fast = replicates(run, queries, settings, "sha")
+    general = resample._Ranked.of.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(
+        resample._Ranked, "of", classmethod(lambda cls, v, ascending=False: general(cls, v))
+    )
+    monkeypatch.setattr(resample.np, "isfinite", _never_all(np.isfinite))
+    slow = replicates(run, queries, settings, "sha")
+    assert fast is not None and slow is not None and fast.keys() == slow.keys()
+    for key in fast:
+        assert fast[key].tobytes() == slow[key].tobytes(), key
+
+
+def _never_all(isfinite):
+    """np.isfinite whose masks say `all()` is False: every column through nan_to_num."""
+
+    class Mask(np.ndarray):
+        def all(self, *args, **kwargs):  # type: ignore[override]
+            return False if not args and not kwargs else super().all(*args, **kwargs)
+
+    return lambda x, *a, **k: np.asarray(isfinite(x, *a, **k)).view(Mask)
+
+
+def test_a_stably_sorted_column_ranks_as_sorting_it_again():
+    x = np.array([np.nan, 2.0, -np.inf, 0.0, -0.0, 2.0, np.inf, 1.0, np.nan, -0.0])
+    ordered = x[np.argsort(x, kind="stable")]
+    fast, slow = resample._Ranked.of(ordered, ascending=True), resample._Ranked.of(ordered)
+    assert fast.order.tobytes() == slow.order.tobytes()
+    assert fast.values.tobytes() == slow.values.tobytes() and fast.in_place == slow.in_place
+    finite = np.array([0.0, -0.0, 1.0, 1.0])
+    assert resample._Ranked.of(finite, ascending=True).in_place

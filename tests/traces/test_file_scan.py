@@ -100,3 +100,26 @@ def test_a_search_inside_the_kept_block_reads_and_moves_nothing(tmp_path, monkey
         assert quote == path.read_bytes().find(b'"', start)
         assert blocks.rfind(b"]", start, quote) == path.read_bytes().rfind(b"]", start, quote)
         assert fills == []
+
+
+def test_a_small_files_buffer_is_the_files_size_not_a_zeroed_megabyte(tmp_path):
+    # a sweep's low-concurrency runs are a few kB: a 1 MiB bytearray each was zeroed for them
+    data = b'{"ttfts": [0.1, 0.2], "itls": [[1, 2], [3]], "duration": 1}'
+    path = tmp_path / "small.json"
+    path.write_bytes(data)
+    with open(path, "rb") as handle:
+        blocks = _File(handle)
+        assert blocks.find(b'"itls"', 0, blocks.size) == data.find(b'"itls"')
+        assert blocks.rfind(b"]", 0, blocks.size) == data.rfind(b"]")
+        assert blocks.read(3, 40) == data[3:40]
+        assert blocks._buffer is not None and len(blocks._buffer) == len(data)
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * (_File.SCAN * 2) + data)
+    with open(big, "rb") as handle:
+        blocks = _File(handle)
+        assert blocks.find(b'"itls"', 0, blocks.size) == _File.SCAN * 2 + data.find(b'"itls"')
+        assert blocks._buffer is not None and len(blocks._buffer) == _File.SCAN + _File.OVERLAP
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    with open(empty, "rb") as handle:
+        assert _File(handle).find(b"x", 0, 10) == -1

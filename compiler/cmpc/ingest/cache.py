@@ -7,7 +7,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
@@ -466,12 +466,14 @@ _MARK = re.compile(rb'"\\u0000(\d+)"')
 _QUANTILES = _POINT_FIELDS.index("quantiles")
 
 
-def _encoded_body(reduced: Reduced) -> bytes:
+def _encoded_body(reduced: Reduced, verbatim: Callable[[str], bytes | None] | None = None) -> bytes:
     """`_canonical(_encode(reduced))`, byte for byte, with each long string of the points that
     json writes unchanged (printable ASCII, no quote or backslash) copied in afterwards: json
     escapes base64 at about 150 MB/s, and a sweep's entries hold 130 kB of it each. A run's
     points hold copies of one dict of CDF quantiles (a hundred floats): it is encoded once,
-    not once a point (json's float repr was half of an entry's encoding)."""
+    not once a point (json's float repr was half of an entry's encoding). `verbatim`:
+    `_verbatim_bytes` computed elsewhere (cachewrite's, in C)."""
+    verbatim = verbatim or _verbatim_bytes
     doc = _encode(reduced)
     spliced: list[tuple[list[Any], int, object, tuple[bytes, ...]]] = []
     # a quantiles dict's keys and the ids of its value tuples (the points' copies of one dict
@@ -482,7 +484,7 @@ def _encoded_body(reduced: Reduced) -> bytes:
             for i, value in enumerate(row):
                 text: tuple[bytes, ...]
                 if isinstance(value, str) and len(value) >= SPLICED:
-                    plain = _verbatim_bytes(value)
+                    plain = verbatim(value)
                     if plain is None:
                         continue
                     text = (b'"', plain, b'"')  # joined once, with the rest, below

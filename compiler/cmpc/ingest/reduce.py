@@ -249,6 +249,7 @@ def reduce_runs(
             percentiles=percentiles,
             slos=dict(task.slos) or None,
             overwrite_input=True,  # the run is dropped after: no copy of its largest column
+            described={task.metric, *(m for _, m in task.limits)},  # what the points read
         )
         found = None
         if task.resamples:

@@ -130,7 +130,11 @@ class Stream:
     @classmethod
     def seeded(cls, entropy: Sequence[int]) -> Stream:
         """The state of `PCG64(SeedSequence(entropy))` (pcg64_set_seed: two LCG steps)."""
-        val = _generate_state(_pool(entropy), 4)
+        if _fastdraw is not None and hasattr(_fastdraw, "seed_state"):  # a fifth of the time
+            words = [w for value in entropy for w in _words32(int(value))]
+            val = list(_fastdraw.seed_state(words))
+        else:
+            val = _generate_state(_pool(entropy), 4)
         seed, seq = (val[0] << 64) | val[1], (val[2] << 64) | val[3]
         inc = ((seq << 1) | 1) & _MASK128
         # from state 0: one step (0 * mult + inc), the seed added, one more step
@@ -202,8 +206,12 @@ class _Ranked:
     in_place: bool  # the requests are already in this order, all with a value: no gather
 
     @classmethod
-    def of(cls, values: np.ndarray) -> _Ranked:
+    def of(cls, values: np.ndarray, ascending: bool = False) -> _Ranked:
+        """`ascending`: `values` are in the order a stable argsort gives (NaN last), so their
+        finite ones are already sorted and stay where they are: the sort's own result."""
         valid = np.flatnonzero(np.isfinite(values))
+        if ascending:  # one run of finite values, in order: the stable sort keeps it so
+            return cls(valid, values[valid], valid.size == values.size)
         order = valid[np.argsort(values[valid], kind="stable")]
         same = order.size == values.size and bool(np.array_equal(order, np.arange(order.size)))
         return cls(order, values[order], same)
@@ -326,12 +334,13 @@ def replicates(
     sums: list[np.ndarray] = [ok]
     for col in (req.input_tokens, req.output_tokens, req.cached_input_tokens):
         sums.append(np.full(n, np.nan) if col is None else np.where(okay, col[perm], 0.0))
-    if e2el is not None:
-        sums += [np.nan_to_num(e2el, nan=0.0), np.isfinite(e2el).astype(float)]
     means = [(m, s) for m, s in queries if s == "mean" and m in columns]
-    for metric, _ in means:
+    summed_metrics = (["e2el"] if e2el is not None else []) + [m for m, _ in means]
+    for metric in summed_metrics:  # each one's sum (NaN as 0) and how many have one
         x = columns[metric]
-        sums += [np.nan_to_num(x, nan=0.0), np.isfinite(x).astype(float)]
+        seen = np.isfinite(x)
+        # nan_to_num copies; stack copies anyway: only where a value is not finite
+        sums += [x if seen.all() else np.nan_to_num(x, nan=0.0), seen.astype(float)]
     table, scales = _exact(np.stack(sums), n)
     # a column whose values are all equal sums to its value times the requests drawn: exact
     # (whole numbers), so only the others need a pass over the counts
@@ -343,34 +352,38 @@ def replicates(
             by_metric.setdefault(metric, []).append(stat)
     rng = _seed(settings, sha256, run.index)
     total = settings.resamples + JACKKNIFE
-    summed = np.empty((total, table.shape[0]))
+    summed = np.empty((table.shape[0], total))  # a row per column: numpy's loops run along it
     drawn = np.empty(total)  # requests in each replicate: n, fewer in the jackknife's
     quantiles: dict[str, np.ndarray] = {m: np.empty((len(s), total)) for m, s in by_metric.items()}
-    ranked = {metric: _Ranked.of(columns[metric]) for metric in by_metric}
+    # the leading metric's requests are in its stable sort's order already
+    ranked = {m: _Ranked.of(columns[m], ascending=m == leading) for m in by_metric}
     asked = {
         m: [q for s in stats if (q := _quantile(s)) is not None] for m, stats in by_metric.items()
     }
-    first = 0  # the first row left to the blocks below
-    if _fused(rng, n):
+    blocks: Iterator[tuple[int, np.ndarray]] = iter(())
+    if _fused(rng, n):  # every row in one C call, the jackknife's too: no blocks
         assert isinstance(rng, Stream)
         rows = settings.resamples
         drawn[:rows] = n
-        summed[:rows] = table[:, 0] * drawn[:rows, None]
-        found_sums = _bootstrap(rng, n, rows, varying, ranked, asked, quantiles)
+        left_out = np.arange(JACKKNIFE)  # group g leaves out the requests i with i % J == g
+        drawn[rows:] = n - (n - left_out + JACKKNIFE - 1) // JACKKNIFE
+        np.multiply(table[:, :1], drawn, out=summed)
+        found_sums = _bootstrap(rng, n, rows, varying, ranked, asked, quantiles, JACKKNIFE)
         if varies:
-            summed[:rows, varies] = found_sums
-        first = rows
-    for start, counts in _count_blocks(rng, n, settings.resamples, first=first):
+            summed[varies] = found_sums
+    else:
+        blocks = _count_blocks(rng, n, settings.resamples)
+    for start, counts in blocks:
         rows = counts.shape[0]
         drawn[start : start + rows] = counts.sum(axis=1) if start >= settings.resamples else n
-        summed[start : start + rows] = table[:, 0] * drawn[start : start + rows, None]
+        summed[:, start : start + rows] = table[:, :1] * drawn[start : start + rows]
         if varies:
-            summed[start : start + rows, varies] = _weighted_sums(counts, varying)
+            summed[varies, start : start + rows] = _weighted_sums(counts, varying).T
         known = n if start < settings.resamples else None  # a bootstrap row draws n requests
         for metric, qs in asked.items():
             found = _ranked_percentiles(counts, ranked[metric], qs, known)
             quantiles[metric][:, start : start + rows] = found
-    summed = _times_power_of_two(summed, -scales)  # exact: powers of two
+    summed = _times_power_of_two(summed, -scales[:, None])  # exact: powers of two
     out: dict[str, np.ndarray] = {}
     duration = run.duration_s
     scale = drawn / n  # a run of fewer requests lasts proportionally less
@@ -379,13 +392,13 @@ def replicates(
         base = _nanmean(e2el)
         with np.errstate(divide="ignore", invalid="ignore"):
             if base > 0:
-                scale = scale * (summed[:, 4] / summed[:, 5]) / base
+                scale = scale * (summed[4] / summed[5]) / base
     with np.errstate(divide="ignore", invalid="ignore"):
         for column, name in enumerate(RATE_ROWS, start=1):  # summed: ok, input, output, cached
-            out[name] = summed[:, column] / (duration * scale) if duration else np.nan * scale
+            out[name] = summed[column] / (duration * scale) if duration else np.nan * scale
         first = 6 if e2el is not None else 4
         for k, (metric, _) in enumerate(means):
-            out[f"{metric} mean"] = summed[:, first + 2 * k] / summed[:, first + 2 * k + 1]
+            out[f"{metric} mean"] = summed[first + 2 * k] / summed[first + 2 * k + 1]
     for metric, stats in by_metric.items():
         for row, stat in enumerate(stats):
             out[f"{metric} {stat}"] = quantiles[metric][row]
@@ -410,16 +423,18 @@ def _bootstrap(
     ranked: Mapping[str, _Ranked],
     asked: Mapping[str, Sequence[float]],
     quantiles: Mapping[str, np.ndarray],
+    jackknife: int = 0,
 ) -> np.ndarray:
-    """The bootstrap's `rows` rows in one C pass (no rows x n counts kept): each varying
-    column's sum per row (returned), each metric's percentiles into `quantiles`' first
-    `rows` columns (C-contiguous float64); the same draws, sums, ranks and arithmetic on them
-    as the blocks' path, so the same bytes."""
-    sums = np.empty((rows, varying.shape[0]))
+    """The bootstrap's `rows` rows in one C pass (no rows x n counts kept), then `jackknife`
+    grouped jackknife rows: each varying column's sum per row (returned, a row per column),
+    each metric's percentiles into `quantiles`' first `rows + jackknife` columns (C-contiguous
+    float64); the same draws, sums, ranks and arithmetic on them as the blocks' path, so the
+    same bytes."""
+    sums = np.empty((varying.shape[0], rows + jackknife))
     metrics = []
     for metric, qs in asked.items():
         if ranked[metric].order.size == 0:  # no request has the metric: no percentile
-            quantiles[metric][:, :rows] = np.nan
+            quantiles[metric][:, : rows + jackknife] = np.nan
             continue
         order = np.ascontiguousarray(ranked[metric].order, dtype=np.int64)
         values = np.ascontiguousarray(ranked[metric].values, dtype=float)
@@ -428,7 +443,7 @@ def _bootstrap(
     words = (rng.state >> 64, rng.state & _LOW, rng.inc >> 64, rng.inc & _LOW)
     table = np.ascontiguousarray(varying, dtype=float)
     after = _fastdraw.bootstrap_pcg64(
-        (*words, rng.has_uint32, rng.uinteger), n, rows, table, sums, metrics
+        (*words, rng.has_uint32, rng.uinteger), n, rows, table, sums, metrics, jackknife
     )
     rng.state = (after[0] << 64) | after[1]
     rng.has_uint32, rng.uinteger = after[4], after[5]
@@ -568,10 +583,19 @@ def pack(rows: Sequence[np.ndarray | None], resamples: int) -> str:
     for i, row in enumerate(rows):
         if row is not None:
             block[i] = row
-    text = base64.b64encode(block.tobytes()).decode("ascii")
+    text = _base64(block)
     if resamples > 0:  # what `unpack` would decode: a cold build's analysis reads it next
         _remember((text, resamples), block.astype(float))
     return text
+
+
+def _base64(block: np.ndarray) -> str:
+    """`base64.b64encode(block.tobytes()).decode("ascii")`: in C when built (a third of
+    binascii's time, no bytes copied twice), else by base64."""
+    if _fastdraw is not None and hasattr(_fastdraw, "b64_ascii"):
+        text: str = _fastdraw.b64_ascii(block)
+        return text
+    return base64.b64encode(block.tobytes()).decode("ascii")
 
 
 def unpack(text: str, resamples: int) -> np.ndarray:

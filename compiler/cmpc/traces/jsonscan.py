@@ -117,9 +117,11 @@ class _File:
     def _fill(self, pos: int, hi: int, room: int = SCAN + OVERLAP) -> tuple[bytearray, int]:
         """Bytes from `pos` (at most to `hi`, at most `room` of them) in one reused buffer: a
         fresh block per search costs more in page faults than the search itself."""
-        if self._buffer is None or len(self._buffer) < room:
+        # never more than the file holds: a small file's buffer is not a zeroed megabyte
+        need = max(1, min(room, self.size))
+        if self._buffer is None or len(self._buffer) < need:
             held = self._buffer
-            self._buffer = bytearray(max(room, self.SCAN + self.OVERLAP))
+            self._buffer = bytearray(max(need, min(self.SCAN + self.OVERLAP, self.size)))
             if held is not None:
                 self._buffer[: self._held] = held[: self._held]
         buffer = self._buffer
