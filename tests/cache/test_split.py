@@ -3,6 +3,7 @@ diagnostics as one process, and a child that fails, dies or is not possible cost
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -20,7 +21,9 @@ from cmpc.traces import readpass
 
 from .test_readahead import tasks
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX-only")
+pytestmark = pytest.mark.skipif(
+    not os.path.isdir("/proc/self/task"), reason="the fork is Linux-only, as are its checks here"
+)
 
 
 class Forked(list):
@@ -61,7 +64,11 @@ def _children() -> set[int]:
     """This process's children, unreaped ones included (Linux's /proc)."""
     found: set[int] = set()
     for task in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{task}/children") as listed:
+        # a thread just joined may leave /proc between the listing and the read
+        with (
+            contextlib.suppress(FileNotFoundError, ProcessLookupError),
+            open(f"/proc/self/task/{task}/children") as listed,
+        ):
             found.update(int(pid) for pid in listed.read().split())
     return found
 
@@ -71,8 +78,7 @@ _EARLIER: set[int] = set()
 
 @pytest.fixture(autouse=True)
 def _earlier_children():
-    """The children alive before each test: an earlier test's (tests/api/test_cluster.py leaves
-    multiprocessing's resource tracker running), which no fork of this module made."""
+    """The children alive before each test (tests/api/test_cluster.py leaves one running)."""
     _EARLIER.clear()
     _EARLIER.update(_children())
 

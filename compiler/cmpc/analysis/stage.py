@@ -77,8 +77,9 @@ class Memo:
         return digest.hexdigest()
 
     def _cost_variant(self, comparison: ir.Comparison) -> str | None:
-        """The digest of a comparison keyed already whose every field but `cost` is the same
-        object (a sensitivity row of price or utilization): `price_free` drops the cost."""
+        """The digest of a keyed comparison that differs from this one in `cost` alone."""
+        # a sensitivity row of price or utilization: `price_free` drops the cost, and every
+        # other field is the same object
         for known, digest in self._digests.values():
             if all(getattr(known, name) is getattr(comparison, name) for name in _NOT_COST):
                 return digest
@@ -151,8 +152,8 @@ def recall(
 
 
 def record(step: str, comparison: ir.Comparison, extra: object, encoded: Any) -> None:
-    """Record a step's value (`encode`d) that another step computed on its way, as `recall`
-    would once the step was computed; a step recorded already is left as it is."""
+    """Record a step's value (`encode`d) computed by another step, as `recall` would have."""
+    # a step recorded already is left as it is
     if not _ACTIVE or not _ACTIVE[-1].stored:
         return
     memo = _ACTIVE[-1]
