@@ -334,7 +334,7 @@ done:
 }
 
 /* one row of counts times one column of values: whole numbers, exact in any order while
-   below 2**53, so four running sums (the one definition weighted_sums and bootstrap_pcg64 share) */
+   below 2**53, so four running sums (the one definition weighted_sums and bootstrap_jackknife_pcg64 share) */
 static inline double counts_dot(const int64_t *row, const double *values, Py_ssize_t n)
 {
     double acc[4] = {0.0, 0.0, 0.0, 0.0};
@@ -384,7 +384,7 @@ static PyObject *weighted_sums(PyObject *self, PyObject *args)
 }
 
 #ifdef __SIZEOF_INT128__
-/* One metric `bootstrap_pcg64` ranks: its requests in rank order (`order`, or all n in place),
+/* One metric `bootstrap_jackknife_pcg64` ranks: its requests in rank order (`order`, or all n in place),
    its quantiles and where each row's ranks and draw count go. */
 typedef struct {
     int in_place;
@@ -406,7 +406,7 @@ static int take_metric(PyObject *item, ranked_metric *r, Py_ssize_t n, Py_ssize_
     PyObject *flag, *order, *qs, *values, *out;
     r->held = 0;
     if (!PyTuple_Check(item)) {
-        PyErr_SetString(PyExc_TypeError, "bootstrap_pcg64: each metric is a tuple "
+        PyErr_SetString(PyExc_TypeError, "bootstrap_jackknife_pcg64: each metric is a tuple "
                                          "(in_place, order, qs, values, out)");
         return -1;
     }
@@ -419,7 +419,7 @@ static int take_metric(PyObject *item, ranked_metric *r, Py_ssize_t n, Py_ssize_
             return -1;
         r->held++;
     }
-    if (quantiles_in_range(&r->qs, "bootstrap_pcg64"))
+    if (quantiles_in_range(&r->qs, "bootstrap_jackknife_pcg64"))
         return -1;
     /* its truth last, once the buffers are held: __bool__ runs Python code */
     if ((r->in_place = PyObject_IsTrue(flag)) < 0)
@@ -428,14 +428,15 @@ static int take_metric(PyObject *item, ranked_metric *r, Py_ssize_t n, Py_ssize_
     r->stride = nq > 0 ? r->out.len / 8 / nq : 0;
     if ((r->in_place ? m != n : (m < 1 || m > n)) || r->values.len != m * 8 || nq < 1 ||
         r->stride < rows || r->out.len != nq * r->stride * 8) {
-        PyErr_SetString(PyExc_ValueError, "bootstrap_pcg64: a metric needs 1 <= m <= n ranks, "
-                                          "m values, len(qs) >= 1 rows of at least `rows` out");
+        PyErr_SetString(PyExc_ValueError,
+                        "bootstrap_jackknife_pcg64: a metric needs 1 <= m <= n ranks, m values, "
+                        "len(qs) >= 1 rows of at least rows + jackknife out");
         return -1;
     }
     const int64_t *at = r->order.buf;
     for (Py_ssize_t j = 0; j < m; j++)
         if (at[j] < 0 || at[j] >= n) {
-            PyErr_SetString(PyExc_ValueError, "bootstrap_pcg64: a rank's request is out of range");
+            PyErr_SetString(PyExc_ValueError, "bootstrap_jackknife_pcg64: a rank's request is out of range");
             return -1;
         }
     return 0;
@@ -448,7 +449,7 @@ static int take_metric(PyObject *item, ranked_metric *r, Py_ssize_t n, Py_ssize_
    counts between them. Then, with `jackknife` J > 0, the grouped jackknife's J rows after
    them (request i left out of row g when i mod J is g; nothing drawn), summed and ranked
    alike, their draws counted from their counts as percentile_ranks counts them. */
-static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
+static PyObject *bootstrap_jackknife_pcg64(PyObject *self, PyObject *args)
 {
     unsigned long long state_hi, state_lo, inc_hi, inc_lo, word;
     int has_word;
@@ -481,7 +482,7 @@ static PyObject *bootstrap_pcg64(PyObject *self, PyObject *args)
         !fits8(all, k) || table.itemsize != 8 || table.len != k * n * 8 || sums.itemsize != 8 ||
         sums.len != all * k * 8 || !PyBuffer_IsContiguous(&table, 'C') ||
         !PyBuffer_IsContiguous(&sums, 'C')) {
-        PyErr_SetString(PyExc_ValueError, "bootstrap_pcg64: needs 1 <= n < 2**32, k x n float64 "
+        PyErr_SetString(PyExc_ValueError, "bootstrap_jackknife_pcg64: needs 1 <= n < 2**32, k x n float64 "
                                           "table, k x (rows + jackknife) float64 sums, "
                                           "0 <= jackknife <= 1000");
         goto done;
@@ -964,12 +965,12 @@ static PyMethodDef methods[] = {
      "quantile's two neighbouring ranks of numpy's `linear` method (`low`, `high`: len(qs) x "
      "rows int64); `known`, when given, is every row's sum of counts."},
 #ifdef __SIZEOF_INT128__
-    {"bootstrap_pcg64", bootstrap_pcg64, METH_VARARGS,
-     "bootstrap_pcg64(state, n, rows, table, sums, metrics[, jackknife]) -> state: `rows` bootstrap rows "
-     "drawn from a PCG64 state as draw_counts_pcg64 draws them, each row's counts times each "
-     "row of `table` into `sums` (k x rows: one row a column) as weighted_sums, and for each "
-     "metric (in_place, "
-     "order, qs, values, out) its `linear` percentiles into out's first `rows` columns "
+    {"bootstrap_jackknife_pcg64", bootstrap_jackknife_pcg64, METH_VARARGS,
+     "bootstrap_jackknife_pcg64(state, n, rows, table, sums, metrics[, jackknife]) -> state: "
+     "`rows` bootstrap rows drawn from a PCG64 state as draw_counts_pcg64 draws them, each "
+     "row's counts times each row of `table` into `sums` (k x rows: one row a column) as "
+     "weighted_sums, and for each metric (in_place, order, qs, values, out) its `linear` "
+     "percentiles into out's first rows (+ jackknife) columns "
      "(len(qs) x stride), one row at a time; with `jackknife` J, the grouped jackknife's J "
      "rows after them (sums and out have room for rows + J); returns the state after "
      "(unchanged, nothing drawn, when there is no column and no metric)."},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -231,7 +232,7 @@ def test_the_fused_bootstrap_is_the_block_codes_bytes(case, resamples, monkeypat
 
 def test_the_fused_bootstrap_is_used_and_moves_the_stream_as_the_blocks_do():
     calls = []
-    real = _fastdraw.bootstrap_pcg64
+    real = _fastdraw.bootstrap_jackknife_pcg64
 
     def spy(*args):
         calls.append(args[1:3])
@@ -239,12 +240,42 @@ def test_the_fused_bootstrap_is_used_and_moves_the_stream_as_the_blocks_do():
 
     stream, other = resample.Stream.seeded([5, 6]), resample.Stream.seeded([5, 6])
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_fastdraw, "bootstrap_pcg64", spy)
+        patch.setattr(_fastdraw, "bootstrap_jackknife_pcg64", spy)
         table = np.ones((1, 300))
         resample._bootstrap(stream, 300, 50, table, {}, {}, {})
     assert calls == [(300, 50)]
     list(_count_blocks(other, 300, 50))
     assert stream.as_state() == other.as_state()
+
+
+def test_the_fused_bootstraps_old_name_is_gone_and_without_the_new_one_the_blocks_give_the_same():
+    # `bootstrap_pcg64` returned its sums rows x columns; this one columns x rows. A build whose
+    # extension lags its Python (an editable install not rebuilt) must fall back, never
+    # crash or read sums transposed: a new layout, a new name
+    assert not hasattr(_fastdraw, "bootstrap_pcg64")
+    rng = np.random.default_rng(3)
+    req = Requests(
+        ok=rng.random(40) > 0.1,
+        ttft=rng.gamma(2.0, 0.05, 40),
+        e2el=rng.gamma(8.0, 0.2, 40),
+        input_tokens=np.full(40, 100.0),
+        output_tokens=rng.integers(2, 60, 40).astype(float),
+    )
+    run = Run("r", "cmpc", 0, {"conc": 4}, requests=req, duration_s=30.0)
+    queries = [("ttft", "p90"), ("tpot", "p50"), ("e2el", "mean")]
+    settings = Settings(resamples=200, seed=1)
+    fused = replicates(run, queries, settings, "ab" * 32)
+    built = resample._fastdraw  # the module resample holds (a test may have swapped it)
+    names = [k for k in dir(built) if not k.startswith("__") and k != "bootstrap_jackknife_pcg64"]
+    lagging = types.SimpleNamespace(**{k: getattr(built, k) for k in names})
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(resample, "_fastdraw", lagging)
+        assert not resample._fused(resample.Stream.seeded([1]), 40)
+        blocks = replicates(run, queries, settings, "ab" * 32)
+    assert fused is not None and blocks is not None
+    assert fused.keys() == blocks.keys()
+    for key in fused:
+        assert fused[key].tobytes() == blocks[key].tobytes(), key
 
 
 def test_bad_fused_bootstrap_arguments_are_errors_not_crashes():
@@ -258,21 +289,27 @@ def test_bad_fused_bootstrap_arguments_are_errors_not_crashes():
         return (False, order, q, values, found)
 
     for call in (
-        lambda: _fastdraw.bootstrap_pcg64(state, 0, 3, np.zeros(0), np.zeros(0), []),
-        lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, np.zeros((2, 1)), []),
-        lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([0, 5])]),
-        lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([-1])]),
-        lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([])]),
-        lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [(True, *metric([0])[1:])]),
-        lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([0])[:4]]),
-        lambda: _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([0], np.ones(2))]),
-        lambda: _fastdraw.bootstrap_pcg64(
+        lambda: _fastdraw.bootstrap_jackknife_pcg64(state, 0, 3, np.zeros(0), np.zeros(0), []),
+        lambda: _fastdraw.bootstrap_jackknife_pcg64(state, 5, 3, table, np.zeros((2, 1)), []),
+        lambda: _fastdraw.bootstrap_jackknife_pcg64(state, 5, 3, table, sums, [metric([0, 5])]),
+        lambda: _fastdraw.bootstrap_jackknife_pcg64(state, 5, 3, table, sums, [metric([-1])]),
+        lambda: _fastdraw.bootstrap_jackknife_pcg64(state, 5, 3, table, sums, [metric([])]),
+        lambda: _fastdraw.bootstrap_jackknife_pcg64(
+            state, 5, 3, table, sums, [(True, *metric([0])[1:])]
+        ),
+        lambda: _fastdraw.bootstrap_jackknife_pcg64(state, 5, 3, table, sums, [metric([0])[:4]]),
+        lambda: _fastdraw.bootstrap_jackknife_pcg64(
+            state, 5, 3, table, sums, [metric([0], np.ones(2))]
+        ),
+        lambda: _fastdraw.bootstrap_jackknife_pcg64(
             state, 5, 3, table, sums, [metric([0], found=np.zeros((1, 2)))]
         ),
     ):
         with pytest.raises((ValueError, TypeError)):
             call()
-    _fastdraw.bootstrap_pcg64(state, 5, 3, table, sums, [metric([4, 0])])  # valid: no error
+    _fastdraw.bootstrap_jackknife_pcg64(
+        state, 5, 3, table, sums, [metric([4, 0])]
+    )  # valid: no error
     assert (sums == 5).all()  # every row drew 5 requests
     drew = out[0, :3]  # each row's median of values 0 and 1 drawn: 0, 0.5 or 1; none: NaN
     assert np.isin(drew[np.isfinite(drew)], [0.0, 0.5, 1.0]).all() and out[0, 3] == 0
@@ -282,13 +319,13 @@ def test_bad_fused_bootstrap_arguments_are_errors_not_crashes():
 def test_replicates_take_the_fused_c_path_once(resamples, monkeypatch):
     # the fused call draws every bootstrap row; the blocks' path then draws only the jackknife
     calls = []
-    real = _fastdraw.bootstrap_pcg64
+    real = _fastdraw.bootstrap_jackknife_pcg64
 
     def spy(*args):
         calls.append(args[1:3])
         return real(*args)
 
-    monkeypatch.setattr(_fastdraw, "bootstrap_pcg64", spy)
+    monkeypatch.setattr(_fastdraw, "bootstrap_jackknife_pcg64", spy)
     blocks = []
     monkeypatch.setattr(resample, "_count_blocks", lambda *a, **k: blocks.append(a) or iter(()))
     run = _run(500, 3)
@@ -313,7 +350,7 @@ def test_the_fused_jackknife_rows_are_the_block_codes_counts_summed_and_ranked()
         stream.inc & (2**64 - 1),
     )
     order = np.arange(n, dtype=np.int64)
-    _fastdraw.bootstrap_pcg64(
+    _fastdraw.bootstrap_jackknife_pcg64(
         (*words, 0, 0), n, rows, table, sums, [(True, order, q, values, out)], jack
     )
     counts = list(_count_blocks(resample.Stream.seeded([3, 4]), n, rows))[-1][1]
@@ -334,10 +371,10 @@ def test_bad_jackknife_counts_are_errors_not_crashes():
         (2, np.zeros((5, 1)), np.zeros((1, 4))),  # nor for its percentiles
     ):
         with pytest.raises(ValueError):
-            _fastdraw.bootstrap_pcg64(
+            _fastdraw.bootstrap_jackknife_pcg64(
                 state, 5, 3, table, sums, [(True, order, q, values, out)], jack
             )
     # rows + jackknife past the largest size: refused, not wrapped round to a small count
     for rows in (sys.maxsize, sys.maxsize - 9):
         with pytest.raises(ValueError):
-            _fastdraw.bootstrap_pcg64(state, 5, rows, table[:0], np.zeros((0, 1)), [], 10)
+            _fastdraw.bootstrap_jackknife_pcg64(state, 5, rows, table[:0], np.zeros((0, 1)), [], 10)

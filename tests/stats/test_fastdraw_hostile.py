@@ -31,7 +31,7 @@ class Evil:
 good = lambda: (False, np.arange(5), np.array([.5]), np.ones(5), np.zeros((1, 3)))
 first = (Evil(), np.arange(5), np.array([.5]), np.ones(5), np.zeros((1, 3)))
 metrics[:] = [first] + [good() for _ in range(50)]
-print(f.bootstrap_pcg64(S, 5, 3, one, sums, metrics))
+print(f.bootstrap_jackknife_pcg64(S, 5, 3, one, sums, metrics))
 print("survived")
 """
 
@@ -47,7 +47,9 @@ def test_a_metric_list_emptied_while_read_is_no_crash():
 def test_a_metric_that_is_not_a_tuple_is_a_type_error():
     metric = [False, np.arange(5), np.array([0.5]), np.ones(5), np.zeros((1, 3))]
     with pytest.raises(TypeError, match="tuple"):
-        _fastdraw.bootstrap_pcg64(STATE, 5, 3, np.ones((1, 5)), np.zeros((3, 1)), [metric])
+        _fastdraw.bootstrap_jackknife_pcg64(
+            STATE, 5, 3, np.ones((1, 5)), np.zeros((3, 1)), [metric]
+        )
 
 
 def _metric(order=(0, 1), qs=(0.5,), values=None, out=None):  # type: ignore[no-untyped-def]
@@ -70,8 +72,8 @@ def test_buffers_are_checked_by_their_type_not_only_their_item_size():
     for call in (
         lambda: _fastdraw.draw_counts_pcg64(STATE, 5, 2, np.zeros(10)),
         lambda: _fastdraw.weighted_sums(np.zeros((2, 5)), 2, 5, table, np.empty((2, 1))),
-        lambda: _fastdraw.bootstrap_pcg64(STATE, 5, 3, swapped, sums, []),
-        lambda: _fastdraw.bootstrap_pcg64(
+        lambda: _fastdraw.bootstrap_jackknife_pcg64(STATE, 5, 3, swapped, sums, []),
+        lambda: _fastdraw.bootstrap_jackknife_pcg64(
             STATE, 5, 3, table, sums, [(False, np.array([0.0, 1.0]), *_metric()[2:])]
         ),
         lambda: _fastdraw.frontier_reads(
@@ -94,7 +96,7 @@ def test_quantiles_outside_zero_to_one_are_value_errors(q):
         _fastdraw.percentile_ranks(np.ones((2, 3), np.int64), 2, 3, np.array([0.5, q]), *low)
     table, sums = np.ones((1, 5)), np.zeros((3, 1))
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
-        _fastdraw.bootstrap_pcg64(STATE, 5, 3, table, sums, [_metric(qs=(0.5, q))])
+        _fastdraw.bootstrap_jackknife_pcg64(STATE, 5, 3, table, sums, [_metric(qs=(0.5, q))])
 
 
 @pytest.mark.parametrize(
@@ -105,7 +107,7 @@ def test_state_words_out_of_range_are_errors(state):
     with pytest.raises((OverflowError, ValueError)):
         _fastdraw.draw_counts_pcg64(state, 5, 2, np.zeros(10, np.int64))
     with pytest.raises((OverflowError, ValueError)):
-        _fastdraw.bootstrap_pcg64(state, 5, 3, np.ones((1, 5)), np.zeros((3, 1)), [])
+        _fastdraw.bootstrap_jackknife_pcg64(state, 5, 3, np.ones((1, 5)), np.zeros((3, 1)), [])
 
 
 NOTHING_TO_DO = """
@@ -114,7 +116,8 @@ from cmpc.ingest import resample
 from cmpc.traces.table import Requests, Run
 import numpy as np
 state = (0, 1, 0, 1, False, 0)
-print(_fastdraw.bootstrap_pcg64(state, 5, 2**40, np.zeros((0, 5)), np.zeros((2**40, 0)), []))
+big = np.zeros((2**40, 0))
+print(_fastdraw.bootstrap_jackknife_pcg64(state, 5, 2**40, np.zeros((0, 5)), big, []))
 wide = np.zeros((0, 2**56))
 print(_fastdraw.frontier_reads(wide, wide, 0, 2**56, 1.0, 1e-9, 0, False, np.zeros(0)))
 """

@@ -124,5 +124,8 @@ def cdf_quantiles(metrics: RunMetrics) -> dict[str, tuple[float, ...]]:
     for metric in CDF_METRICS:
         x = metrics.samples.get(metric)
         if x is not None and x.size:
-            out[metric] = tuple(run_metrics.percentiles(x, CDF_PERCENTILES, metrics.method))
+            found = run_metrics.percentiles(x, CDF_PERCENTILES, metrics.method)
+            # + 0.0 makes -0.0 zero: which zero a tie of the two puts at a rank depends on the
+            # samples' order (which the reduction may or may not have partitioned before)
+            out[metric] = tuple(v + 0.0 for v in found)
     return out

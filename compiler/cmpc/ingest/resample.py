@@ -410,7 +410,7 @@ def _fused(rng: np.random.Generator | Stream, n: int) -> bool:
     return (
         isinstance(rng, Stream)
         and _fastdraw is not None
-        and hasattr(_fastdraw, "bootstrap_pcg64")
+        and hasattr(_fastdraw, "bootstrap_jackknife_pcg64")
         and 1 <= n <= 0xFFFFFFFF
     )
 
@@ -442,7 +442,7 @@ def _bootstrap(
         metrics.append((ranked[metric].in_place, order, q, values, quantiles[metric]))
     words = (rng.state >> 64, rng.state & _LOW, rng.inc >> 64, rng.inc & _LOW)
     table = np.ascontiguousarray(varying, dtype=float)
-    after = _fastdraw.bootstrap_pcg64(
+    after = _fastdraw.bootstrap_jackknife_pcg64(
         (*words, rng.has_uint32, rng.uinteger), n, rows, table, sums, metrics, jackknife
     )
     rng.state = (after[0] << 64) | after[1]
