@@ -86,9 +86,10 @@ def open_input(path: str, buffering: int = -1) -> BinaryIO:
     if current is None or current.claimed or current.path != os.fspath(path):
         return open(path, "rb", buffering=buffering)
     current.claimed = True
+    if current.held is not None:
+        return _HeldFile(current)  # in memory already: no buffer between
     size = buffering if buffering > 0 else io.DEFAULT_BUFFER_SIZE
-    raw = _HeldFile(current) if current.held is not None else _HashingFile(path, current)
-    return io.BufferedReader(raw, buffer_size=size)
+    return io.BufferedReader(_HashingFile(path, current), buffer_size=size)
 
 
 def head(path: str, size: int) -> bytes:
@@ -100,47 +101,18 @@ def head(path: str, size: int) -> bytes:
         return handle.read(size)
 
 
-class _HeldFile(io.RawIOBase):
-    """A pass's bytes read ahead, as a raw file: closing it gives the pass their digest."""
+class _HeldFile(io.BytesIO):
+    """A pass's bytes read ahead, as a file: closing it gives the pass their digest."""
 
     def __init__(self, current: Pass):
-        super().__init__()
         assert current.held is not None
+        super().__init__(current.held.data)  # shares the bytes: they are never written to
         self._pass = current
-        self._view = memoryview(current.held.data)
-        self._pos = 0
         current.read = len(current.held.data)  # read once, ahead
 
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
-        base = {os.SEEK_SET: 0, os.SEEK_CUR: self._pos, os.SEEK_END: len(self._view)}[whence]
-        if base + offset < 0:
-            raise OSError(22, "Invalid argument")
-        self._pos = base + offset
-        return self._pos
-
-    def tell(self) -> int:
-        return self._pos
-
-    def readinto(self, buffer) -> int:
-        got = max(0, min(len(buffer), len(self._view) - self._pos))
-        with memoryview(buffer) as out:
-            out.cast("B")[:got] = self._view[self._pos : self._pos + got]
-        self._pos += got
-        return got
-
     def close(self) -> None:
-        if self.closed:
-            return
-        held = self._pass.held
-        assert held is not None
-        self._pass.digest = held.digest
-        self._view.release()
+        if not self.closed and self._pass.held is not None:
+            self._pass.digest = self._pass.held.digest
         super().close()
 
 
