@@ -514,14 +514,10 @@ def _encoded_body(reduced: Reduced, verbatim: Callable[[str], bytes | None] | No
     return b"".join(pieces)
 
 
-def _verbatim(text: str) -> bool:
-    """Whether json writes `text` as it is between its quotes (ensure_ascii's plain characters:
-    printable ASCII but the quote and the backslash); a C pass, four times isprintable's speed."""
-    return _verbatim_bytes(text) is not None
-
-
 def _verbatim_bytes(text: str) -> bytes | None:
-    """`text` as the ASCII bytes json writes between its quotes, if `_verbatim`; else None."""
+    """`text` as the ASCII bytes json writes between its quotes (ensure_ascii's plain characters:
+    printable ASCII but the quote and the backslash), else None; a C pass, four times
+    isprintable's speed."""
     if not text.isascii():
         return None
     data = text.encode("ascii")
