@@ -96,3 +96,12 @@ def test_the_console_script_runs_openblas_on_one_thread_unless_the_user_chose():
         )
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith(want), done.stdout
+
+
+def test_a_ctrl_c_after_main_returned_is_one_line_not_a_traceback():
+    # the signal lands in run() itself once main() is done: here, as it asks for a tracer
+    before = "sys.gettrace = lambda: (_ for _ in ()).throw(KeyboardInterrupt)"
+    done = _run("explain", "E600", before=before)
+    assert done.returncode == 130
+    assert done.stderr.endswith("cmpc: interrupted\n")
+    assert "Traceback" not in done.stderr

@@ -686,13 +686,17 @@ def run() -> NoReturn:
     profiler or a coverage tracer the program returns as usual.
     """
     _one_blas_thread()
-    code = main()
-    threads = sys.modules.get("threading")
-    if threads is not None and threads.active_count() > 1:
-        sys.exit(code)
-    if sys.gettrace() is not None or sys.getprofile() is not None:
-        sys.exit(code)  # a profiler or coverage writes its data once the program returns
-    atexit._run_exitfuncs()
+    try:
+        code = main()
+        threads = sys.modules.get("threading")
+        if threads is not None and threads.active_count() > 1:
+            sys.exit(code)
+        if sys.gettrace() is not None or sys.getprofile() is not None:
+            sys.exit(code)  # a profiler or coverage writes its data once the program returns
+        atexit._run_exitfuncs()
+    except KeyboardInterrupt:  # a Ctrl-C after main() returned: the same one line as within
+        sys.stderr.write("cmpc: interrupted\n")
+        code = 130
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing left to hear it
             stream.flush()
